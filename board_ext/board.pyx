@@ -1,0 +1,827 @@
+# cython: language_level=3
+"""The Go board: bitboard chains with exact liberty sets, rules, scoring.
+
+Owns: the C struct ``board_t`` (plain data, copied with memcpy, used under
+``nogil`` by playouts) and the Python-visible ``Board`` that adds positional
+superko history and typed errors.  Imports no package of the project.
+
+Representation.  Points are flat indices ``p = y*size + x``; pass is
+``nn = size*size``.  Every chain has a representative point ``r``
+(``chain[p] == r`` for its stones); ``libs[r*nw:(r+1)*nw]`` is its liberty set
+and ``stones[r*nw:(r+1)*nw]`` its stone set, both bitsets of ``nw`` uint64
+words, so a liberty count is a popcount and chains merge by OR.
+
+Rules.  Captures; suicide illegal unless ``allow_suicide`` (Tromp-Taylor's
+multi-stone suicide; a lone stone's suicide stays illegal since it would
+repeat the position); simple ko on ``board_t``; positional superko on
+``Board`` (Zobrist hashes of every earlier position); area scoring
+(Tromp-Taylor) with komi.
+"""
+from libc.stdint cimport uint64_t, int16_t, uint8_t
+from libc.string cimport memcpy, memset
+from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
+cimport cython
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+    int __builtin_ctzll(unsigned long long) nogil
+
+# Reasons for an illegal move (board_illegal_reason); 0 is legal.
+cdef enum:
+    R_OK = 0
+    R_OCCUPIED = 1
+    R_SUICIDE = 2
+    R_KO = 3
+    R_SUPERKO = 4
+
+REASONS = {R_OCCUPIED: "occupied", R_SUICIDE: "suicide", R_KO: "ko", R_SUPERKO: "superko"}
+globals().update(BLACK=1, WHITE=2, EMPTY=0)   # the Python names of the colours
+
+
+class IllegalMove(ValueError):
+    """A move the rules forbid; ``reason`` is one of
+    ``occupied``, ``suicide``, ``ko``, ``superko``, ``off-board``."""
+
+    def __init__(self, reason, move=None, message=None):
+        self.reason = reason
+        self.move = move
+        super().__init__(message or f"illegal move: {reason}")
+
+
+# ---------------------------------------------------------------- tables
+cdef uint64_t ZOB[3][MAXNN]
+cdef geom_t GEOMS[MAXSIZE + 1]
+cdef bint GEOM_READY[MAXSIZE + 1]
+
+
+cdef uint64_t splitmix(uint64_t* x) noexcept nogil:
+    x[0] += <uint64_t>0x9E3779B97F4A7C15
+    cdef uint64_t z = x[0]
+    z = (z ^ (z >> 30)) * <uint64_t>0xBF58476D1CE4E5B9
+    z = (z ^ (z >> 27)) * <uint64_t>0x94D049BB133111EB
+    return z ^ (z >> 31)
+
+
+cdef void _init_zobrist():
+    cdef uint64_t seed = 20150601
+    cdef int c, p
+    for c in range(3):
+        for p in range(MAXNN):
+            ZOB[c][p] = splitmix(&seed) if c else 0
+
+_init_zobrist()
+
+
+cdef const geom_t* get_geom(int size) except NULL:
+    """The shared geometry of a board size (2..19)."""
+    if size < 2 or size > MAXSIZE:
+        raise ValueError(f"board size {size} is not supported: sizes 2 to {MAXSIZE}")
+    cdef geom_t* g = &GEOMS[size]
+    cdef int x, y, p, k, dx, dy, nx, ny
+    cdef int DX[4]
+    cdef int DY[4]
+    if GEOM_READY[size]:
+        return g
+    DX[:] = [0, -1, 1, 0]
+    DY[:] = [-1, 0, 0, 1]
+    g.size = size
+    g.nn = size * size
+    g.nw = (g.nn + 63) // 64
+    for y in range(size):
+        for x in range(size):
+            p = y * size + x
+            k = 0
+            for dx in range(4):
+                nx = x + DX[dx]
+                ny = y + DY[dx]
+                if 0 <= nx < size and 0 <= ny < size:
+                    g.nbr[p][k] = ny * size + nx
+                    k += 1
+            g.n_nbr[p] = k
+            k = 0
+            for dx in (-1, 1):
+                for dy in (-1, 1):
+                    nx = x + dx
+                    ny = y + dy
+                    if 0 <= nx < size and 0 <= ny < size:
+                        g.diag[p][k] = ny * size + nx
+                        k += 1
+            g.n_diag[p] = k
+            k = 0
+            for dy in (1, 0, -1):
+                for dx in (-1, 0, 1):
+                    if dx == 0 and dy == 0:
+                        continue
+                    nx = x + dx
+                    ny = y + dy
+                    g.nbr8[p][k] = ny * size + nx if (0 <= nx < size and 0 <= ny < size) else -1
+                    k += 1
+    GEOM_READY[size] = True
+    return g
+
+
+# ---------------------------------------------------------------- rng
+cdef inline uint64_t rng_next(rng_t* r) noexcept nogil:
+    # xorshift64*
+    r.s ^= r.s >> 12
+    r.s ^= r.s << 25
+    r.s ^= r.s >> 27
+    return r.s * <uint64_t>2685821657736338717
+
+
+cdef inline int rng_int(rng_t* r, int n) noexcept nogil:
+    """Uniform in [0, n) (Lemire's multiply-shift; n < 2**32)."""
+    return <int>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline double rng_double(rng_t* r) noexcept nogil:
+    return (rng_next(r) >> 11) * (1.0 / 9007199254740992.0)
+
+
+# ---------------------------------------------------------------- bitsets
+cdef inline void set_bit(uint64_t* s, int p) noexcept nogil:
+    s[p >> 6] |= (<uint64_t>1) << (p & 63)
+
+
+cdef inline void clr_bit(uint64_t* s, int p) noexcept nogil:
+    s[p >> 6] &= ~((<uint64_t>1) << (p & 63))
+
+
+cdef inline int popcnt(const uint64_t* s, int nw) noexcept nogil:
+    cdef int w, n = 0
+    for w in range(nw):
+        n += __builtin_popcountll(s[w])
+    return n
+
+
+cdef inline bint is_zero(const uint64_t* s, int nw) noexcept nogil:
+    cdef int w
+    for w in range(nw):
+        if s[w]:
+            return False
+    return True
+
+
+cdef inline bint only_bit(const uint64_t* s, int nw, int p) noexcept nogil:
+    """s == {p}."""
+    cdef int w
+    cdef uint64_t m
+    for w in range(nw):
+        m = ((<uint64_t>1) << (p & 63)) if w == (p >> 6) else 0
+        if s[w] != m:
+            return False
+    return True
+
+
+cdef inline bint has_other(const uint64_t* s, int nw, int p) noexcept nogil:
+    """s contains a point other than p."""
+    cdef int w
+    cdef uint64_t m
+    for w in range(nw):
+        m = ((<uint64_t>1) << (p & 63)) if w == (p >> 6) else 0
+        if s[w] & ~m:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- board_t
+cdef void board_init(board_t* b, const geom_t* g) noexcept nogil:
+    cdef int p
+    b.g = g
+    b.to_move = BLACK
+    b.ko = -1
+    b.passes = 0
+    b.move_count = 0
+    b.allow_suicide = 0
+    b.captures[0] = b.captures[1] = b.captures[2] = 0
+    b.hash = 0
+    b.n_empty = g.nn
+    for p in range(NHIST):
+        b.hist[p] = -1
+    for p in range(g.nn):
+        b.color[p] = EMPTY
+        b.chain[p] = -1
+        b.chain_size[p] = 0
+        b.empty_list[p] = p
+        b.empty_pos[p] = p
+    memset(b.libs, 0, g.nn * g.nw * sizeof(uint64_t))
+    memset(b.stones, 0, g.nn * g.nw * sizeof(uint64_t))
+
+
+cdef void board_copy(board_t* dst, const board_t* src) noexcept nogil:
+    """Copy only the parts of the arrays that this size uses."""
+    cdef const geom_t* g = src.g
+    cdef size_t head = <size_t>(<char*>&src.color[0] - <char*>src)
+    memcpy(dst, src, head)
+    memcpy(dst.color, src.color, g.nn * sizeof(uint8_t))
+    memcpy(dst.chain, src.chain, g.nn * sizeof(int16_t))
+    memcpy(dst.chain_size, src.chain_size, g.nn * sizeof(int16_t))
+    memcpy(dst.empty_list, src.empty_list, g.nn * sizeof(int16_t))
+    memcpy(dst.empty_pos, src.empty_pos, g.nn * sizeof(int16_t))
+    memcpy(dst.libs, src.libs, g.nn * g.nw * sizeof(uint64_t))
+    memcpy(dst.stones, src.stones, g.nn * g.nw * sizeof(uint64_t))
+
+
+cdef int board_illegal_reason(const board_t* b, int p, int c) noexcept nogil:
+    """0 if colour c may play p under simple ko, else the R_* reason."""
+    cdef const geom_t* g = b.g
+    cdef int i, n, r, nw = g.nw
+    if p == g.nn:
+        return R_OK
+    if b.color[p] != EMPTY:
+        return R_OCCUPIED
+    if p == b.ko and c == b.to_move:
+        return R_KO
+    for i in range(g.n_nbr[p]):
+        if b.color[g.nbr[p][i]] == EMPTY:
+            return R_OK
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        r = b.chain[n]
+        if b.color[n] == c:
+            if has_other(&b.libs[r * nw], nw, p):
+                return R_OK
+        elif only_bit(&b.libs[r * nw], nw, p):
+            return R_OK
+    if b.allow_suicide:
+        for i in range(g.n_nbr[p]):
+            if b.color[g.nbr[p][i]] == c:
+                return R_OK
+    return R_SUICIDE
+
+
+cdef int board_legal(const board_t* b, int p, int c) noexcept nogil:
+    return board_illegal_reason(b, p, c) == R_OK
+
+
+cdef inline void _empty_remove(board_t* b, int p) noexcept nogil:
+    cdef int i = b.empty_pos[p]
+    cdef int last = b.empty_list[b.n_empty - 1]
+    b.empty_list[i] = last
+    b.empty_pos[last] = i
+    b.n_empty -= 1
+
+
+cdef inline void _empty_add(board_t* b, int p) noexcept nogil:
+    b.empty_list[b.n_empty] = p
+    b.empty_pos[p] = b.n_empty
+    b.n_empty += 1
+
+
+cdef int _merge(board_t* b, int a, int r) noexcept nogil:
+    """Merge chains with representatives a and r; return the survivor."""
+    cdef int nw = b.g.nw, w, big = a, small = r, s
+    cdef uint64_t word
+    if b.chain_size[r] > b.chain_size[a]:
+        big = r
+        small = a
+    cdef uint64_t* SS = &b.stones[small * nw]
+    for w in range(nw):
+        word = SS[w]
+        while word:
+            s = (w << 6) + __builtin_ctzll(word)
+            word &= word - 1
+            b.chain[s] = big
+        b.stones[big * nw + w] |= SS[w]
+        b.libs[big * nw + w] |= b.libs[small * nw + w]
+    b.chain_size[big] += b.chain_size[small]
+    return big
+
+
+cdef int _remove_chain(board_t* b, int r) noexcept nogil:
+    """Take chain r off the board; neighbours gain the liberties."""
+    cdef const geom_t* g = b.g
+    cdef int nw = g.nw, w, s, i, n, c = b.color[r], count = b.chain_size[r]
+    cdef uint64_t word
+    cdef uint64_t SS[MAXW]
+    for w in range(nw):
+        SS[w] = b.stones[r * nw + w]
+    for w in range(nw):
+        word = SS[w]
+        while word:
+            s = (w << 6) + __builtin_ctzll(word)
+            word &= word - 1
+            b.color[s] = EMPTY
+            b.chain[s] = -1
+            b.hash ^= ZOB[c][s]
+            _empty_add(b, s)
+    for w in range(nw):
+        word = SS[w]
+        while word:
+            s = (w << 6) + __builtin_ctzll(word)
+            word &= word - 1
+            for i in range(g.n_nbr[s]):
+                n = g.nbr[s][i]
+                if b.color[n] != EMPTY:
+                    set_bit(&b.libs[b.chain[n] * nw], s)
+    return count
+
+
+cdef int board_play(board_t* b, int p, int c) noexcept nogil:
+    """Play colour c at p (or pass); the move must be legal. Returns captures."""
+    cdef const geom_t* g = b.g
+    cdef int nw = g.nw, opp = 3 - c, i, n, r, w, rep, captured = 0, cap_pt = -1
+    for i in range(NHIST - 1, 0, -1):
+        b.hist[i] = b.hist[i - 1]
+    b.hist[0] = p
+    b.move_count += 1
+    b.to_move = opp
+    b.ko = -1
+    if p == g.nn:
+        b.passes += 1
+        return 0
+    b.passes = 0
+    b.color[p] = c
+    _empty_remove(b, p)
+    b.hash ^= ZOB[c][p]
+    b.chain[p] = p
+    b.chain_size[p] = 1
+    cdef uint64_t* L = &b.libs[p * nw]
+    cdef uint64_t* S = &b.stones[p * nw]
+    for w in range(nw):
+        L[w] = 0
+        S[w] = 0
+    set_bit(S, p)
+    rep = p
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == EMPTY:
+            set_bit(L, n)
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == c:
+            r = b.chain[n]
+            if r != rep:
+                rep = _merge(b, rep, r)
+    clr_bit(&b.libs[rep * nw], p)
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == opp:
+            r = b.chain[n]
+            clr_bit(&b.libs[r * nw], p)
+            if is_zero(&b.libs[r * nw], nw):
+                captured += _remove_chain(b, r)
+                cap_pt = n
+    rep = b.chain[p]
+    if captured:
+        b.captures[c] += captured
+        if captured == 1 and b.chain_size[rep] == 1 and popcnt(&b.libs[rep * nw], nw) == 1:
+            b.ko = cap_pt
+    elif is_zero(&b.libs[rep * nw], nw):
+        # suicide (only reached when allow_suicide)
+        b.captures[opp] += _remove_chain(b, rep)
+    return captured
+
+
+cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil:
+    """Positional hash after colour c plays the legal move p."""
+    cdef const geom_t* g = b.g
+    cdef int nw = g.nw, i, j, n, r, w, s, any_lib = 0
+    cdef uint64_t h = b.hash, word
+    cdef int seen[4]
+    cdef int nseen = 0
+    cdef bint captured = False, dup
+    if p == g.nn:
+        return h
+    h ^= ZOB[c][p]
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == EMPTY:
+            any_lib = 1
+        elif b.color[n] == 3 - c:
+            r = b.chain[n]
+            if only_bit(&b.libs[r * nw], nw, p):
+                dup = False
+                for j in range(nseen):
+                    dup = dup or seen[j] == r
+                if not dup:
+                    seen[nseen] = r
+                    nseen += 1
+                    captured = True
+                    for w in range(nw):
+                        word = b.stones[r * nw + w]
+                        while word:
+                            s = (w << 6) + __builtin_ctzll(word)
+                            word &= word - 1
+                            h ^= ZOB[3 - c][s]
+        elif has_other(&b.libs[b.chain[n] * nw], nw, p):
+            any_lib = 1
+    if not captured and not any_lib:
+        # multi-stone suicide: the played stone and its own neighbours vanish
+        h ^= ZOB[c][p]
+        nseen = 0
+        for i in range(g.n_nbr[p]):
+            n = g.nbr[p][i]
+            if b.color[n] == c:
+                r = b.chain[n]
+                dup = False
+                for j in range(nseen):
+                    dup = dup or seen[j] == r
+                if not dup:
+                    seen[nseen] = r
+                    nseen += 1
+                    for w in range(nw):
+                        word = b.stones[r * nw + w]
+                        while word:
+                            s = (w << 6) + __builtin_ctzll(word)
+                            word &= word - 1
+                            h ^= ZOB[c][s]
+    return h
+
+
+cdef int board_is_eye(const board_t* b, int p, int c) noexcept nogil:
+    """p is a true (one-point) eye of colour c: all neighbours c and the
+    diagonals not controlled by the opponent (none on the edge, at most one
+    in the centre)."""
+    cdef const geom_t* g = b.g
+    cdef int i, bad = 0
+    if b.color[p] != EMPTY:
+        return 0
+    for i in range(g.n_nbr[p]):
+        if b.color[g.nbr[p][i]] != c:
+            return 0
+    for i in range(g.n_diag[p]):
+        if b.color[g.diag[p][i]] == 3 - c:
+            bad += 1
+    if g.n_diag[p] < 4:
+        bad += 1
+    return bad < 2
+
+
+cdef int board_libs(const board_t* b, int p) noexcept nogil:
+    """Liberties of the chain at p (0 for an empty point)."""
+    if b.color[p] == EMPTY:
+        return 0
+    return popcnt(&b.libs[b.chain[p] * b.g.nw], b.g.nw)
+
+
+cdef int board_chain_lib(const board_t* b, int p) noexcept nogil:
+    """Some liberty of the chain at p (the lowest), or -1."""
+    cdef int nw = b.g.nw, w
+    cdef const uint64_t* L = &b.libs[b.chain[p] * nw]
+    for w in range(nw):
+        if L[w]:
+            return (w << 6) + __builtin_ctzll(L[w])
+    return -1
+
+
+cdef double board_score(const board_t* b, double komi, signed char* owner) noexcept nogil:
+    """Tromp-Taylor area score, black minus white minus komi.
+
+    If owner is not NULL it receives +1 (black), -1 (white) or 0 per point.
+    """
+    cdef const geom_t* g = b.g
+    cdef int nn = g.nn, p, q, i, n, top, cnt, black = 0, white = 0, reach
+    cdef uint8_t seen[MAXNN]
+    cdef int16_t stack[MAXNN]
+    cdef int16_t region[MAXNN]
+    cdef signed char val
+    memset(seen, 0, nn)
+    for p in range(nn):
+        if b.color[p] == BLACK:
+            black += 1
+            if owner:
+                owner[p] = 1
+        elif b.color[p] == WHITE:
+            white += 1
+            if owner:
+                owner[p] = -1
+        elif not seen[p]:
+            top = 0
+            cnt = 0
+            reach = 0
+            stack[top] = p
+            top += 1
+            seen[p] = 1
+            while top:
+                top -= 1
+                q = stack[top]
+                region[cnt] = q
+                cnt += 1
+                for i in range(g.n_nbr[q]):
+                    n = g.nbr[q][i]
+                    if b.color[n] == EMPTY:
+                        if not seen[n]:
+                            seen[n] = 1
+                            stack[top] = n
+                            top += 1
+                    else:
+                        reach |= b.color[n]
+            val = 0
+            if reach == BLACK:
+                black += cnt
+                val = 1
+            elif reach == WHITE:
+                white += cnt
+                val = -1
+            if owner:
+                for i in range(cnt):
+                    owner[region[i]] = val
+    return black - white - komi
+
+
+# ---------------------------------------------------------------- Board
+def handicap_points(int size, int n):
+    """Fixed handicap placement of the GTP specification (section 4.1.1).
+
+    Raises ValueError when n is not allowed on this size.
+    """
+    if size < 7:
+        raise ValueError(f"fixed handicap is not defined on {size}x{size}")
+    cdef int maxh = 9 if (size % 2 == 1 and size > 7) else 4
+    if n < 2 or n > maxh:
+        raise ValueError(f"handicap {n} is not allowed on {size}x{size} (2 to {maxh})")
+    cdef int e = 2 if size < 12 else 3
+    lo, hi, mid = e, size - 1 - e, size // 2
+    def P(x, y):
+        return y * size + x
+    pts = [P(lo, lo), P(hi, hi)]          # D4 Q16
+    if n >= 3:
+        pts.append(P(lo, hi))             # D16
+    if n >= 4:
+        pts.append(P(hi, lo))             # Q4
+    if n in (5, 7, 9):
+        extra_center = True
+    else:
+        extra_center = False
+    if n >= 6:
+        pts += [P(lo, mid), P(hi, mid)]   # D10 Q10
+    if n >= 8:
+        pts += [P(mid, lo), P(mid, hi)]   # K4 K16
+    if extra_center:
+        pts.append(P(mid, mid))           # K10
+    return pts
+
+
+cdef class Board:
+    """A Go position with full rules: positional superko and typed errors.
+
+    Colours are ``BLACK = 1`` and ``WHITE = 2``; moves are flat indices and
+    ``pass_move == size*size``.
+    """
+
+    def __cinit__(self, int size=19, bint allow_suicide=False, bint superko=True, *, _empty=False):
+        cdef const geom_t* g = get_geom(size)
+        self.b = <board_t*>PyMem_Malloc(sizeof(board_t))
+        if self.b == NULL:
+            raise MemoryError()
+        self.cap_history = 64
+        self.history = <uint64_t*>PyMem_Malloc(self.cap_history * sizeof(uint64_t))
+        if self.history == NULL:
+            raise MemoryError()
+        self.n_history = 0
+        self.superko = superko
+        if not _empty:
+            board_init(self.b, g)
+            self.b.allow_suicide = allow_suicide
+            self._push_history(0)
+
+    def __dealloc__(self):
+        PyMem_Free(self.b)
+        PyMem_Free(self.history)
+
+    cdef void _push_history(self, uint64_t h) except *:
+        cdef uint64_t* nh
+        if self.n_history == self.cap_history:
+            nh = <uint64_t*>PyMem_Realloc(self.history, 2 * self.cap_history * sizeof(uint64_t))
+            if nh == NULL:
+                raise MemoryError()
+            self.history = nh
+            self.cap_history *= 2
+        self.history[self.n_history] = h
+        self.n_history += 1
+
+    def _history(self):
+        """Positional hashes of every position so far (superko history)."""
+        return [self.history[i] for i in range(self.n_history)]
+
+    # -- properties
+    @property
+    def size(self):
+        return self.b.g.size
+
+    @property
+    def pass_move(self):
+        return self.b.g.nn
+
+    @property
+    def to_move(self):
+        return self.b.to_move
+
+    @to_move.setter
+    def to_move(self, int c):
+        if c != BLACK and c != WHITE:
+            raise ValueError("to_move must be BLACK (1) or WHITE (2)")
+        if c != self.b.to_move:
+            self.b.ko = -1
+        self.b.to_move = c
+
+    @property
+    def hash(self):
+        """Zobrist hash of the stones (positional) mixed with the side to move."""
+        return self.b.hash ^ (<uint64_t>0x5bd1e9955bd1e995 if self.b.to_move == WHITE else 0)
+
+    @property
+    def position_hash(self):
+        return self.b.hash
+
+    @property
+    def ko(self):
+        return None if self.b.ko < 0 else self.b.ko
+
+    @property
+    def passes(self):
+        return self.b.passes
+
+    @property
+    def move_count(self):
+        return self.b.move_count
+
+    @property
+    def allow_suicide(self):
+        return bool(self.b.allow_suicide)
+
+    @property
+    def last_moves(self):
+        """Most recent first; pass is size*size."""
+        return [self.b.hist[i] for i in range(NHIST) if self.b.hist[i] >= 0]
+
+    @property
+    def last_move(self):
+        return None if self.b.hist[0] < 0 else self.b.hist[0]
+
+    def captures(self, int color):
+        """Stones captured by colour."""
+        return self.b.captures[color]
+
+    # -- queries
+    def copy(self):
+        cdef Board o = Board.__new__(Board, self.b.g.size, False, self.superko, _empty=True)
+        board_copy(o.b, self.b)
+        o.n_history = 0
+        for i in range(self.n_history):
+            o._push_history(self.history[i])
+        return o
+
+    def color_at(self, int p):
+        self._check_point(p)
+        return self.b.color[p]
+
+    def _check_point(self, p):
+        if not 0 <= p < self.b.g.nn:
+            raise IllegalMove("off-board", p, f"point {p} is off the {self.b.g.size}x{self.b.g.size} board")
+
+    def liberties(self, int p):
+        """Liberty count of the chain at p (0 if empty)."""
+        self._check_point(p)
+        return board_libs(self.b, p)
+
+    def chain(self, int p):
+        """Stones of the chain at p, sorted."""
+        self._check_point(p)
+        if self.b.color[p] == EMPTY:
+            return []
+        cdef int r = self.b.chain[p]
+        return [q for q in range(self.b.g.nn) if self.b.chain[q] == r]
+
+    def chain_liberties(self, int p):
+        """Liberty points of the chain at p, sorted."""
+        self._check_point(p)
+        if self.b.color[p] == EMPTY:
+            return []
+        cdef int r = self.b.chain[p], nw = self.b.g.nw
+        return [q for q in range(self.b.g.nn) if (self.b.libs[r * nw + (q >> 6)] >> (q & 63)) & 1]
+
+    def stones(self, int color):
+        return [p for p in range(self.b.g.nn) if self.b.color[p] == color]
+
+    def colors(self):
+        """Bytes of length size*size: 0 empty, 1 black, 2 white."""
+        return bytes([self.b.color[p] for p in range(self.b.g.nn)])
+
+    def is_eye(self, int p, int color):
+        self._check_point(p)
+        return bool(board_is_eye(self.b, p, color))
+
+    cdef int _check(self, int p, int c) except -2:
+        """The R_* reason colour c may not play p, with superko; 0 if legal."""
+        cdef int r = board_illegal_reason(self.b, p, c)
+        cdef uint64_t h
+        if r or not self.superko or p == self.b.g.nn:
+            return r
+        h = board_hash_after(self.b, p, c)
+        for i in range(self.n_history):
+            if self.history[i] == h:
+                return R_SUPERKO
+        return R_OK
+
+    def _color(self, color):
+        if color is None:
+            return self.b.to_move
+        if color != BLACK and color != WHITE:
+            raise ValueError(f"colour must be BLACK (1) or WHITE (2), not {color!r}")
+        return color
+
+    def illegal_reason(self, int p, color=None):
+        """None if legal, else the reason string."""
+        cdef int c = self._color(color)
+        if not 0 <= p <= self.b.g.nn:
+            return "off-board"
+        r = self._check(p, c)
+        return REASONS[r] if r else None
+
+    def is_legal(self, int p, color=None):
+        cdef int c = self._color(color)
+        if not 0 <= p <= self.b.g.nn:
+            return False
+        return self._check(p, c) == R_OK
+
+    def legal_moves(self, color=None):
+        """Legal board points for colour (default: to move), superko included.
+        Pass is always legal and is not listed."""
+        cdef int c = self._color(color)
+        return [p for p in range(self.b.g.nn) if self._check(p, c) == R_OK]
+
+    def play(self, int p, color=None):
+        """Play colour (default: to move) at p or pass; returns stones captured.
+
+        Raises IllegalMove with the reason; the board is unchanged then.
+        """
+        cdef int c = self._color(color)
+        if not 0 <= p <= self.b.g.nn:
+            raise IllegalMove("off-board", p, f"point {p} is off the {self.b.g.size}x{self.b.g.size} board")
+        cdef int r = self._check(p, c)
+        if r:
+            raise IllegalMove(REASONS[r], p)
+        cdef int n = board_play(self.b, p, c)
+        if p != self.b.g.nn:
+            self._push_history(self.b.hash)
+        return n
+
+    def setup(self, black=(), white=()):
+        """Place setup stones (handicap, SGF AB/AW, gogui-setup) without
+        changing the side to move or the move history. Each stone must be a
+        legal placement on the current board."""
+        cdef int tm = self.b.to_move, mc = self.b.move_count
+        cdef int16_t hist[NHIST]
+        memcpy(hist, self.b.hist, sizeof(hist))
+        for c, pts in ((BLACK, black), (WHITE, white)):
+            for p in pts:
+                if not 0 <= p < self.b.g.nn:
+                    raise IllegalMove("off-board", p)
+                r = board_illegal_reason(self.b, p, c)
+                if r == R_KO:
+                    r = R_OK
+                if r:
+                    raise IllegalMove(REASONS[r], p)
+                self.b.ko = -1
+                board_play(self.b, p, c)
+        self._push_history(self.b.hash)
+        self.b.to_move = tm
+        self.b.move_count = mc
+        self.b.ko = -1
+        self.b.passes = 0
+        memcpy(self.b.hist, hist, sizeof(hist))
+
+    def score(self, double komi=0.0):
+        """Tromp-Taylor area score: black minus white minus komi."""
+        return board_score(self.b, komi, NULL)
+
+    def area_owner(self):
+        """Per point +1 black, -1 white, 0 neutral, by Tromp-Taylor area."""
+        cdef signed char own[MAXNN]
+        board_score(self.b, 0.0, own)
+        return [own[p] for p in range(self.b.g.nn)]
+
+    def to_ascii(self):
+        """Rows top (row size) to bottom; X black, O white, . empty."""
+        s = self.b.g.size
+        rows = []
+        for y in range(s - 1, -1, -1):
+            rows.append("".join(".XO"[self.b.color[y * s + x]] for x in range(s)))
+        return "\n".join(rows)
+
+    @staticmethod
+    def from_ascii(text, to_move=BLACK, **kw):
+        """Board from rows (top first) of X, O and . (spaces ignored)."""
+        rows = [r.replace(" ", "") for r in text.strip().splitlines() if r.strip()]
+        s = len(rows)
+        if any(len(r) != s for r in rows):
+            raise ValueError("ASCII board must be square")
+        b = Board(s, **kw)
+        blacks, whites = [], []
+        for i, row in enumerate(rows):
+            y = s - 1 - i
+            for x, ch in enumerate(row):
+                if ch in "Xx#":
+                    blacks.append(y * s + x)
+                elif ch in "Oo":
+                    whites.append(y * s + x)
+                elif ch not in ".+":
+                    raise ValueError(f"bad character {ch!r} in ASCII board")
+        b.setup(blacks, whites)
+        b.to_move = to_move
+        return b
+
+    def __repr__(self):
+        return f"<Board {self.size}x{self.size} to_move={'BW'[self.to_move - 1]}>\n" + self.to_ascii()

@@ -1,0 +1,347 @@
+# cython: language_level=3
+"""Rollout policies and the playout loop.
+
+Owns: the uniform random policy, the expert (Fuego-like) policy, the MoGo 3x3
+pattern table, and ``run_playout``.  A policy is a C function pointer
+(``policy_fn``) so another policy (BHRF) can sit in front of these from
+Cython.  Everything on the playout path is ``nogil`` with no Python objects.
+
+Random policy: uniform among legal moves that do not fill a true own eye
+(scan of the empty-point list from a random start, as libEGO does).
+
+Expert policy (after Fuego's GoUctPlayoutPolicy, reduced): in order,
+1. atari capture: the last move's chain is in atari -> take it;
+2. atari defence: an own chain next to the last move is in atari -> capture
+   an adjacent attacker in atari, else extend if that gives >= 2 liberties;
+3. pattern replies: MoGo's 3x3 patterns on the 8 points around the last move
+   (no self-atari), one chosen uniformly;
+4. random as above, rejecting self-atari of an existing chain where it can.
+Deviation from Fuego: no nakade, no low-liberty (2-lib) rule, no global
+capture phase.
+"""
+from libc.stdint cimport int16_t, uint64_t, uint8_t
+from libc.string cimport memset
+from board_ext.board cimport (board_t, rng_t, geom_t, board_copy, board_legal, board_play,
+                              board_is_eye, board_libs, board_chain_lib, board_score,
+                              rng_int, rng_next, MAXNN, MAXW, EMPTY, BLACK, WHITE)
+from board_ext.board cimport Board
+import time
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+
+# ---------------------------------------------------------------- patterns
+# MoGo 3x3 patterns (Gelly et al. 2006) in michi's notation: X, O colours
+# (both colour assignments are used), x = not X, o = not O, ? = anything,
+# ' ' = off-board; the centre is the empty candidate point.
+_PATTERN_SRC = [
+    ["XOX", "...", "???"],   # hane: enclosing hane
+    ["XO.", "...", "?.?"],   # hane: non-cutting hane
+    ["XO?", "X..", "x.?"],   # hane: magari
+    [".O.", "X..", "..."],   # katatsuke or diagonal attachment
+    ["XO?", "O.o", "?o?"],   # cut1: unprotected cut
+    ["XO?", "O.X", "???"],   # cut1: peeped cut
+    ["?X?", "O.O", "ooo"],   # cut2
+    ["OX?", "o.O", "???"],   # cut keima
+    ["X.?", "O.?", "   "],   # side: chase
+    ["OX?", "X.O", "   "],   # side: block side cut
+    ["?X?", "x.O", "   "],   # side: block side connection
+    ["?XO", "x.x", "   "],   # side: sagari
+    ["?OX", "X.O", "   "],   # side: cut
+]
+
+cdef uint8_t PAT3[65536]
+
+
+def _build_patterns():
+    def rot90(p):
+        return [p[2][0] + p[1][0] + p[0][0], p[2][1] + p[1][1] + p[0][1], p[2][2] + p[1][2] + p[0][2]]
+
+    def vflip(p):
+        return [p[2], p[1], p[0]]
+
+    def hflip(p):
+        return [r[::-1] for r in p]
+
+    def swap(p):
+        return [r.replace("X", "Z").replace("O", "X").replace("Z", "O")
+                 .replace("x", "z").replace("o", "x").replace("z", "o") for r in p]
+
+    def wild(s):
+        alts = {"?": ".XO ", "x": ".O ", "o": ".X "}
+        out = [""]
+        for ch in s:
+            out = [o + a for o in out for a in alts.get(ch, ch)]
+        return out
+
+    code = {".": 0, "X": 1, "O": 2, " ": 3}
+    memset(PAT3, 0, sizeof(PAT3))
+    n = 0
+    for pat in _PATTERN_SRC:
+        variants = []
+        for p in (pat, swap(pat)):
+            for q in (p, vflip(p), hflip(p), vflip(hflip(p))):
+                variants += [q, rot90(q)]
+        for v in variants:
+            s = v[0] + v[1][0] + v[1][2] + v[2]
+            for e in wild(s):
+                k = 0
+                for i, ch in enumerate(e):
+                    k |= code[ch] << (2 * i)
+                if not PAT3[k]:
+                    n += 1
+                PAT3[k] = 1
+    return n
+
+N_PATTERN_CODES = _build_patterns()
+
+
+cdef inline int pat_code(const board_t* b, int p) noexcept nogil:
+    cdef int k, q, code = 0
+    for k in range(8):
+        q = b.g.nbr8[p][k]
+        code |= (3 if q < 0 else b.color[q]) << (2 * k)
+    return code
+
+
+cdef int pattern_match(const board_t* b, int p) noexcept nogil:
+    """p (empty) is the centre of a MoGo 3x3 pattern."""
+    return PAT3[pat_code(b, p)]
+
+
+def matches_pattern(Board board, int p):
+    """Python view of pattern_match (for tests and rollout profiles)."""
+    if board.b.color[p] != EMPTY:
+        return False
+    return bool(pattern_match(board.b, p))
+
+
+# ---------------------------------------------------------------- helpers
+cdef int libs_after(const board_t* b, int p, int c) noexcept nogil:
+    """Liberties colour c's chain would have after playing p (captured
+    neighbours count as one liberty each; capped by popcount)."""
+    cdef const geom_t* g = b.g
+    cdef int nw = g.nw, i, n, w, r
+    cdef uint64_t L[MAXW]
+    for w in range(nw):
+        L[w] = 0
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == EMPTY:
+            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+        elif b.color[n] == c:
+            r = b.chain[n]
+            for w in range(nw):
+                L[w] |= b.libs[r * nw + w]
+        elif board_libs(b, n) == 1:
+            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+    L[p >> 6] &= ~((<uint64_t>1) << (p & 63))
+    cdef int cnt = 0
+    for w in range(nw):
+        cnt += __builtin_popcountll(L[w])
+    return cnt
+
+
+cdef inline bint has_own_nbr(const board_t* b, int p, int c) noexcept nogil:
+    cdef int i
+    for i in range(b.g.n_nbr[p]):
+        if b.color[b.g.nbr[p][i]] == c:
+            return True
+    return False
+
+
+# ---------------------------------------------------------------- policies
+cdef int random_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
+    cdef int n = b.n_empty, c = b.to_move, i, j, p
+    if n == 0:
+        return b.g.nn
+    j = rng_int(rng, n)
+    for i in range(n):
+        p = b.empty_list[j]
+        if not board_is_eye(b, p, c) and board_legal(b, p, c):
+            return p
+        j += 1
+        if j == n:
+            j = 0
+    return b.g.nn
+
+
+cdef int _atari_defence(board_t* b, int r, int c) noexcept nogil:
+    """A move saving own chain r (in atari): capture an adjacent opponent
+    chain in atari, else extend to >= 2 liberties; -1 if none."""
+    cdef const geom_t* g = b.g
+    cdef int nw = g.nw, w, s, i, n, lib
+    cdef uint64_t word
+    for w in range(nw):
+        word = b.stones[r * nw + w]
+        while word:
+            s = (w << 6) + __builtin_ctzll_(word)
+            word &= word - 1
+            for i in range(g.n_nbr[s]):
+                n = g.nbr[s][i]
+                if b.color[n] == 3 - c and board_libs(b, n) == 1:
+                    lib = board_chain_lib(b, n)
+                    if board_legal(b, lib, c):
+                        return lib
+    lib = board_chain_lib(b, r)
+    if lib >= 0 and board_legal(b, lib, c) and libs_after(b, lib, c) >= 2:
+        return lib
+    return -1
+
+
+cdef extern from *:
+    """
+    static inline int __builtin_ctzll_(unsigned long long x) { return __builtin_ctzll(x); }
+    """
+    int __builtin_ctzll_(unsigned long long) nogil
+
+
+cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
+    cdef const geom_t* g = b.g
+    cdef int c = b.to_move, last = b.hist[0], i, n, p, k, lib, m
+    cdef int cand[8]
+    cdef int ncand = 0
+    if last >= 0 and last != g.nn and b.color[last] != EMPTY:
+        # 1. atari capture
+        if board_libs(b, last) == 1:
+            lib = board_chain_lib(b, last)
+            if board_legal(b, lib, c):
+                return lib
+        # 2. atari defence
+        for i in range(g.n_nbr[last]):
+            n = g.nbr[last][i]
+            if b.color[n] == c and board_libs(b, n) == 1:
+                m = _atari_defence(b, b.chain[n], c)
+                if m >= 0:
+                    return m
+        # 3. patterns around the last move
+        for k in range(8):
+            p = g.nbr8[last][k]
+            if p >= 0 and b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
+                    and board_legal(b, p, c) and libs_after(b, p, c) >= 2:
+                cand[ncand] = p
+                ncand += 1
+        if ncand:
+            return cand[rng_int(rng, ncand)]
+    # 4. random, avoiding self-atari of an existing chain
+    cdef int ne = b.n_empty, j, fallback = -1
+    if ne == 0:
+        return g.nn
+    j = rng_int(rng, ne)
+    for i in range(ne):
+        p = b.empty_list[j]
+        if not board_is_eye(b, p, c) and board_legal(b, p, c):
+            if libs_after(b, p, c) >= 2 or not has_own_nbr(b, p, c):
+                return p
+            if fallback < 0:
+                fallback = p
+        j += 1
+        if j == ne:
+            j = 0
+    return fallback if fallback >= 0 else g.nn
+
+
+cdef policy_fn get_policy(int policy_id) noexcept nogil:
+    if policy_id == POLICY_EXPERT:
+        return expert_move
+    return random_move
+
+
+cdef double run_playout(board_t* b, rng_t* rng, policy_fn policy, void* ctx, double komi,
+                        int max_moves, int16_t* moves_out, int* n_moves,
+                        signed char* owner) noexcept nogil:
+    """Play b to the end (two passes or max_moves); return the Tromp-Taylor
+    score (black - white - komi). Moves go to moves_out (if not NULL)."""
+    cdef int m, k = 0
+    while b.passes < 2 and k < max_moves:
+        m = policy(b, rng, ctx)
+        board_play(b, m, b.to_move)
+        if moves_out:
+            moves_out[k] = m
+        k += 1
+    if n_moves:
+        n_moves[0] = k
+    return board_score(b, komi, owner)
+
+
+# ---------------------------------------------------------------- Python API
+POLICIES = {"random": POLICY_RANDOM, "expert": POLICY_EXPERT}
+
+
+def policy_id(name):
+    try:
+        return POLICIES[name]
+    except KeyError:
+        raise ValueError(f"unknown rollout policy '{name}' (expected one of {sorted(POLICIES)})") from None
+
+
+cdef inline void seed_rng(rng_t* r, uint64_t seed) noexcept nogil:
+    r.s = seed * <uint64_t>0x9E3779B97F4A7C15 + <uint64_t>0x632BE59BD9B4E019
+    if r.s == 0:
+        r.s = 1
+    rng_next(r)
+
+
+def playout(Board board, policy="random", uint64_t seed=1, double komi=7.0, int max_moves=0):
+    """One playout from a copy of board. Returns (score, moves), score as
+    black minus white minus komi; the board itself is not changed."""
+    cdef board_t tmp
+    cdef rng_t rng
+    cdef int16_t moves[3 * MAXNN]
+    cdef int n = 0
+    cdef int pid = policy_id(policy)
+    if max_moves <= 0 or max_moves > 3 * MAXNN:
+        max_moves = 3 * board.b.g.nn
+    seed_rng(&rng, seed)
+    board_copy(&tmp, board.b)
+    cdef double s
+    with nogil:
+        s = run_playout(&tmp, &rng, get_policy(pid), NULL, komi, max_moves, moves, &n, NULL)
+    return s, [moves[i] for i in range(n)]
+
+
+def ownership(Board board, int n_playouts, policy="random", uint64_t seed=1, double komi=7.0):
+    """Mean final owner per point over n playouts (+1 black, -1 white) and
+    the mean score. For dead-stone estimates (final_status_list)."""
+    cdef board_t tmp
+    cdef rng_t rng
+    cdef signed char own[MAXNN]
+    cdef double acc[MAXNN]
+    cdef int nn = board.b.g.nn, i, k
+    cdef double total = 0.0
+    cdef policy_fn pol = get_policy(policy_id(policy))
+    if n_playouts <= 0:
+        raise ValueError("n_playouts must be positive")
+    seed_rng(&rng, seed)
+    for i in range(nn):
+        acc[i] = 0.0
+    with nogil:
+        for k in range(n_playouts):
+            board_copy(&tmp, board.b)
+            total += run_playout(&tmp, &rng, pol, NULL, komi, 3 * nn, NULL, NULL, own)
+            for i in range(nn):
+                acc[i] += own[i]
+    return [acc[i] / n_playouts for i in range(nn)], total / n_playouts
+
+
+def bench_playouts(Board board, policy="random", double seconds=1.0, uint64_t seed=1,
+                   double komi=7.0):
+    """Run playouts from board for about `seconds`; returns (count, elapsed,
+    mean moves per playout). Checks the clock every 64 playouts."""
+    cdef board_t tmp
+    cdef rng_t rng
+    cdef int nn = board.b.g.nn, n
+    cdef long count = 0, moves = 0
+    cdef policy_fn pol = get_policy(policy_id(policy))
+    seed_rng(&rng, seed)
+    t0 = time.perf_counter()
+    while True:
+        with nogil:
+            for _ in range(64):
+                board_copy(&tmp, board.b)
+                run_playout(&tmp, &rng, pol, NULL, komi, 3 * nn, NULL, &n, NULL)
+                moves += n
+            count += 64
+        el = time.perf_counter() - t0
+        if el >= seconds:
+            return count, el, moves / count

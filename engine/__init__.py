@@ -1,0 +1,1 @@
+"""The search and everything around it: game state, node pool, memory, GTP."""

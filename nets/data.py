@@ -1,0 +1,245 @@
+"""Training positions from the GNU Go teacher shards of ``nets.datagen``.
+
+A shard (``data/9x9/L05_00000.npz``) stores only move sequences.  Each game
+is replayed on a ``board_ext`` Board; before every labelled move (GNU Go's
+own moves, ``is_label``; passes included) the input planes of the position
+are written by ``board_ext.features.planes`` and the move is the label.
+
+Planes are 0/1, so they are kept as ``uint8`` (N, NUM_PLANES, n, n) in
+memory and bit-packed in the cache.  Each shard's arrays are cached in
+``<data dir>/_planes/<shard name>`` (written to a temporary file and
+renamed, so a killed run leaves no partial cache); the cache records a
+fingerprint of its shard and the planes version and is rebuilt when either
+changes.  Shards appearing later (datagen still running) are simply built on
+the next run.
+
+Game ids are the shard ``seeds`` (``level * 1_000_003 + g`` in datagen), so
+they are unique across levels and stable as more shards appear;
+:func:`split_by_game` draws the validation games by a hash of the id, so a
+game never moves between train and validation when the data grows.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from board_ext.board import Board
+from board_ext.features import NUM_PLANES, planes
+
+CACHE_DIR = "_planes"
+CACHE_VERSION = 1   # bump when the planes or the replay change
+
+
+@dataclass
+class Positions:
+    """Labelled positions: ``X`` uint8 (N, NUM_PLANES, n, n), ``y`` int64
+    (N,) flat move (pass = n*n), ``game`` int64 (N,) game id."""
+    X: np.ndarray
+    y: np.ndarray
+    game: np.ndarray
+    size: int
+    levels: list = field(default_factory=list)
+    n_games: int = 0
+    shards: list = field(default_factory=list)
+    skipped_moves: int = 0   # labels lost to replay errors (should be 0)
+
+    def __len__(self):
+        return len(self.y)
+
+    def subset(self, mask_or_idx) -> "Positions":
+        return Positions(self.X[mask_or_idx], self.y[mask_or_idx], self.game[mask_or_idx],
+                         self.size, list(self.levels),
+                         int(len(np.unique(self.game[mask_or_idx]))), list(self.shards),
+                         self.skipped_moves)
+
+
+def list_shards(dirs) -> list[str]:
+    """The shard files of one directory or a list of them (sorted; temporary
+    files of a running datagen are skipped)."""
+    if isinstance(dirs, (str, os.PathLike)):
+        dirs = [dirs]
+    out = []
+    for d in dirs:
+        if not os.path.isdir(d):
+            raise FileNotFoundError(f"data directory {d!r} does not exist")
+        for p in sorted(glob.glob(os.path.join(d, "*.npz"))):
+            if ".tmp" in os.path.basename(p):
+                continue
+            out.append(p)
+    return out
+
+
+def _fingerprint(sh) -> np.ndarray:
+    m = sh["moves"].astype(np.int64)
+    return np.array([CACHE_VERSION, len(m), int(m.sum()), int((m * np.arange(len(m)) % 1000003).sum()),
+                     int(sh["is_label"].sum()), int(sh["seeds"].sum()), len(sh["offsets"])], np.int64)
+
+
+def replay_shard(sh) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Replay the games of a loaded shard: (X uint8, y int64, game int64, skipped)."""
+    size = int(sh["size"])
+    moves = sh["moves"].astype(np.int64)
+    is_label = sh["is_label"].astype(bool)
+    offsets = sh["offsets"].astype(np.int64)
+    seeds = sh["seeds"].astype(np.int64)
+    n_lab = int(is_label.sum())
+    nn_ = size * size
+    X = np.zeros((n_lab, NUM_PLANES, size, size), np.uint8)
+    y = np.empty(n_lab, np.int64)
+    game = np.empty(n_lab, np.int64)
+    longest = int(np.max(np.diff(offsets))) if len(offsets) > 1 else 0
+    buf = np.empty((max(longest, 1), NUM_PLANES, size, size), np.float32)
+    k = 0
+    skipped = 0
+    for g in range(len(offsets) - 1):
+        a, b = int(offsets[g]), int(offsets[g + 1])
+        gm = moves[a:b].tolist()
+        gl = is_label[a:b].tolist()
+        # GNU Go plays simple-ko rules; positional superko must not reject its moves
+        board = Board(size, superko=False)
+        j = 0
+        for i, (m, lab) in enumerate(zip(gm, gl)):
+            if lab:
+                planes(board, out=buf[j])
+                y[k + j] = m
+                j += 1
+            try:
+                board.play(m)
+            except Exception:      # never seen; a label the board rejects is dropped
+                if lab:
+                    j -= 1
+                skipped += sum(gl[i:])
+                break
+        if j:
+            X[k:k + j] = buf[:j]          # float32 0/1 -> uint8
+            game[k:k + j] = seeds[g]
+            k += j
+    if k != n_lab:
+        X, y, game = X[:k], y[:k], game[:k]
+    assert np.all((y >= 0) & (y <= nn_))
+    return X, y, game, skipped
+
+
+def _cache_path(shard: str) -> str:
+    d, name = os.path.split(shard)
+    return os.path.join(d, CACHE_DIR, name)
+
+
+def build_shard(shard: str, cache: bool = True):
+    """(X, y, game, size, level, n_games, skipped) of one shard, from its cache if fresh."""
+    with np.load(shard) as z:
+        sh = {k: z[k] for k in z.files}
+    size, level = int(sh["size"]), int(sh["level"])
+    fp = _fingerprint(sh)
+    cpath = _cache_path(shard)
+    n_games = len(sh["offsets"]) - 1
+    if cache and os.path.exists(cpath):
+        try:
+            with np.load(cpath) as c:
+                if np.array_equal(c["fingerprint"], fp):
+                    n = len(c["y"])
+                    X = np.unpackbits(c["Xp"], axis=1, count=NUM_PLANES * size * size)
+                    X = X.reshape(n, NUM_PLANES, size, size)
+                    return X, c["y"], c["game"], size, level, n_games, int(c["skipped"])
+        except Exception:
+            pass   # unreadable or stale cache: rebuild
+    X, y, game, skipped = replay_shard(sh)
+    if cache:
+        os.makedirs(os.path.dirname(cpath), exist_ok=True)
+        tmp = f"{cpath}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            np.savez(f, Xp=np.packbits(X.reshape(len(y), -1), axis=1), y=y, game=game,
+                     fingerprint=fp, skipped=np.int64(skipped))
+        os.replace(tmp, cpath)
+    return X, y, game, size, level, n_games, skipped
+
+
+def load_positions(dirs, size: int | None = None, cache: bool = True,
+                   max_shards: int | None = None, progress: bool = False) -> Positions:
+    """All labelled positions of the shards in ``dirs`` (a directory or a list)."""
+    shards = list_shards(dirs)
+    if max_shards is not None:
+        shards = shards[:max_shards]
+    if not shards:
+        raise FileNotFoundError(f"no shards (*.npz) in {dirs!r}")
+    Xs, ys, gs = [], [], []
+    levels, n_games, skipped = set(), 0, 0
+    it = shards
+    if progress:
+        from tqdm import tqdm
+        it = tqdm(shards, desc="positions", unit="shard", file=sys.stderr, leave=False)
+    for s in it:
+        X, y, g, sz, lev, ng, sk = build_shard(s, cache)
+        if size is None:
+            size = sz
+        if sz != size:
+            raise ValueError(f"{s}: board size {sz}, expected {size}")
+        Xs.append(X), ys.append(y), gs.append(g)
+        levels.add(lev)
+        n_games += ng
+        skipped += sk
+    return Positions(np.concatenate(Xs), np.concatenate(ys), np.concatenate(gs), size,
+                     sorted(levels), n_games, shards, skipped)
+
+
+def split_by_game(game: np.ndarray, val_fraction: float, salt: int = 0) -> np.ndarray:
+    """Boolean mask, True for positions of validation games.  A game is in
+    validation iff a hash of its id falls below ``val_fraction``: stable
+    when data is added, and the same for every run."""
+    if not 0.0 <= val_fraction < 1.0:
+        raise ValueError("val_fraction must be in [0, 1)")
+    g = game.astype(np.uint64) + np.uint64(salt)
+    with np.errstate(over="ignore"):   # splitmix64 finaliser, wraps by design
+        g = (g ^ (g >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        g = (g ^ (g >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        g = g ^ (g >> np.uint64(31))
+    u = (g >> np.uint64(11)).astype(np.float64) / float(1 << 53)
+    return u < val_fraction
+
+
+# -- the 8 board symmetries ---------------------------------------------------
+
+def sym_grid(a: np.ndarray, s: int) -> np.ndarray:
+    """Apply symmetry ``s`` (0..7) to the last two axes (y, x) of ``a``:
+    ``s & 4`` transposes, ``s & 2`` flips y, ``s & 1`` flips x (applied in
+    that order).  s = 0 is the identity."""
+    if s & 4:
+        a = np.swapaxes(a, -1, -2)
+    if s & 2:
+        a = a[..., ::-1, :]
+    if s & 1:
+        a = a[..., :, ::-1]
+    return a
+
+
+def move_perms(size: int) -> np.ndarray:
+    """(8, n*n+1) int64: ``perms[s][p]`` is the image of move p under
+    symmetry s (pass maps to pass), consistent with :func:`sym_grid`."""
+    nn_ = size * size
+    perms = np.empty((8, nn_ + 1), np.int64)
+    grid = np.arange(nn_).reshape(size, size)
+    for s in range(8):
+        t = np.ascontiguousarray(sym_grid(grid, s)).reshape(-1)   # t[new] = old
+        perms[s, t] = np.arange(nn_)
+        perms[s, nn_] = nn_
+    return perms
+
+
+def summary(pos: Positions) -> str:
+    return (f"{len(pos)} positions from {pos.n_games} games in {len(pos.shards)} shards, "
+            f"{pos.size}x{pos.size}, levels {pos.levels}, pass labels "
+            f"{int((pos.y == pos.size * pos.size).sum())}")
+
+
+if __name__ == "__main__":
+    import argparse
+    ap = argparse.ArgumentParser(description="build (and cache) the training positions")
+    ap.add_argument("dirs", nargs="+")
+    ap.add_argument("--no-cache", action="store_true")
+    a = ap.parse_args()
+    print(summary(load_positions(a.dirs, cache=not a.no_cache, progress=True)))

@@ -1,0 +1,131 @@
+"""Teacher data: GNU Go 3.8 plays itself from diversified openings.
+
+    python -m nets.datagen --size 9 --games 2000 --level 5 --out data/9x9 [--workers 2]
+
+Each game starts with ``0..--random-opening`` uniformly random legal moves
+(not labels), then GNU Go (``--chinese-rules --level L``) plays both sides
+until two passes or a move cap.  Every GNU Go move is a training label; the
+position before it is rebuilt by replaying the game on ``board_ext`` when the
+training set is built (``nets.data``), so only move sequences are stored.
+
+Shards hold ``--shard-games`` games each, named by level and index; a shard is
+written to a temporary file and renamed, so a killed run leaves no partial
+shard and a rerun skips what exists (resume).  Game ``g`` of level ``L`` uses
+the seed ``L * 1_000_003 + g`` so reruns regenerate identical games.
+"""
+import argparse
+import os
+import random
+import sys
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+from engine import coords
+from engine.gtp.client import GtpClient, gnugo_command
+
+
+def play_one_game(gtp, size, komi, seed, max_random):
+    """Return (moves, is_label) for one self-play game of the connected GNU Go."""
+    rng = random.Random(seed)
+    gtp.send(f"boardsize {size}")
+    gtp.send(f"komi {komi}")
+    gtp.send("clear_board")
+    gtp.send(f"set_random_seed {seed % 2**31}")
+    moves, labels = [], []
+    colours = "bw"
+    n_random = rng.randint(0, max_random)
+    turn = 0
+    for _ in range(n_random):
+        c = colours[turn % 2]
+        legal = gtp.send(f"all_legal {c}").split()
+        # keep random stones off the first line: they would only teach noise
+        inner = [v for v in legal if size <= 5 or
+                 (v[0] not in "AT" and coords.GTP_LETTERS[size - 1] != v[0]
+                  and v[1:] not in ("1", str(size)))]
+        if not inner:
+            break
+        v = rng.choice(inner)
+        gtp.send(f"play {c} {v}")
+        moves.append(coords.from_gtp(v, size))
+        labels.append(False)
+        turn += 1
+    passes = 0
+    cap = 3 * size * size
+    while passes < 2 and len(moves) < cap:
+        c = colours[turn % 2]
+        v = gtp.send(f"genmove {c}")
+        if v.lower() == "resign":
+            break
+        idx = coords.from_gtp(v, size)
+        moves.append(idx)
+        labels.append(True)
+        passes = passes + 1 if idx == size * size else 0
+        turn += 1
+    return moves, labels
+
+
+def shard_path(out, level, index):
+    return os.path.join(out, f"L{level:02d}_{index:05d}.npz")
+
+
+def make_shard(out, size, komi, level, index, shard_games, max_random):
+    path = shard_path(out, level, index)
+    if os.path.exists(path):
+        return path, 0, 0
+    all_moves, all_labels, offsets, seeds = [], [], [0], []
+    with GtpClient(gnugo_command(level), timeout=600) as gtp:
+        for g in range(index * shard_games, (index + 1) * shard_games):
+            seed = level * 1_000_003 + g
+            m, lab = play_one_game(gtp, size, komi, seed, max_random)
+            all_moves.extend(m)
+            all_labels.extend(lab)
+            offsets.append(len(all_moves))
+            seeds.append(seed)
+    tmp = path + ".tmp.npz"
+    np.savez_compressed(tmp, moves=np.asarray(all_moves, np.int16),
+                        is_label=np.asarray(all_labels, np.bool_),
+                        offsets=np.asarray(offsets, np.int64),
+                        seeds=np.asarray(seeds, np.int64),
+                        size=np.int32(size), level=np.int32(level), komi=np.float32(komi))
+    os.replace(tmp, path)
+    return path, shard_games, int(np.sum(all_labels))
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--games", type=int, required=True)
+    ap.add_argument("--level", type=int, default=5)
+    ap.add_argument("--komi", type=float, default=7.0)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--shard-games", type=int, default=25)
+    ap.add_argument("--random-opening", type=int, default=4,
+                    help="at most this many random opening moves (default 4)")
+    args = ap.parse_args(argv)
+    if not 2 <= args.size <= coords.MAX_SIZE:
+        ap.error(f"--size must be in 2..{coords.MAX_SIZE}")
+    if args.games <= 0 or args.workers <= 0 or args.shard_games <= 0:
+        ap.error("--games, --workers and --shard-games must be positive")
+    os.makedirs(args.out, exist_ok=True)
+    n_shards = (args.games + args.shard_games - 1) // args.shard_games
+    todo = [i for i in range(n_shards) if not os.path.exists(shard_path(args.out, args.level, i))]
+    done_games = (n_shards - len(todo)) * args.shard_games
+    from tqdm import tqdm
+    bar = tqdm(total=n_shards * args.shard_games, initial=done_games, unit="game",
+               desc=f"gnugo L{args.level} {args.size}x{args.size}", file=sys.stderr)
+    positions = 0
+    with ProcessPoolExecutor(args.workers) as ex:
+        futs = [ex.submit(make_shard, args.out, args.size, args.komi, args.level, i,
+                          args.shard_games, args.random_opening) for i in todo]
+        for f in as_completed(futs):
+            _, g, p = f.result()
+            positions += p
+            bar.update(g)
+            bar.set_postfix(positions=positions)
+    bar.close()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""The move-prediction net of Clark & Storkey (ICML 2015), as M-MCTS uses it.
+
+Xiao, Mei and Mueller (AAAI 2018) take the 7-layer convolutional policy net
+of Clark & Storkey, "Training Deep Convolutional Neural Networks to Play Go"
+(ICML 2015), and use its Conv7 activations as the raw state features zeta(s)
+of the value memory.  The architecture:
+
+=======  =========  ======
+layer    filters    kernel
+=======  =========  ======
+conv1    64         7x7
+conv2-3  64         5x5
+conv4-5  48         5x5
+conv6-7  32         5x5
+fc       n*n + 1    --
+=======  =========  ======
+
+Every convolution uses zero padding "same" and a ReLU; ``fc`` is one fully
+connected layer from the flattened Conv7 output (32*n*n) to the move logits.
+
+Deviation: the paper's net has no pass output (n*n outputs only).  We add
+one (index n*n, ``Board.pass_move``) because the GNU Go teacher passes at the
+end of its games and those passes are training labels.
+
+Input: ``board_ext.features.NUM_PLANES`` planes from the view of the side to
+move (see ``board_ext/features.pyx``).
+
+The code name of a config is ``cs7-<n>x<n>`` (``cs7-9x9``); scaled-down
+variants for tests carry their widths in the name (``cs7-9x9-w8``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from board_ext.features import NUM_PLANES
+
+CS_WIDTHS = (64, 64, 64, 48, 48, 32, 32)
+CS_KERNELS = (7, 5, 5, 5, 5, 5, 5)
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Architecture of a :class:`PolicyNet`; stored with weights, checked on load."""
+    board_size: int = 9
+    in_planes: int = NUM_PLANES
+    widths: tuple = CS_WIDTHS
+    kernels: tuple = CS_KERNELS
+
+    def __post_init__(self):
+        object.__setattr__(self, "widths", tuple(int(w) for w in self.widths))
+        object.__setattr__(self, "kernels", tuple(int(k) for k in self.kernels))
+        if len(self.widths) != len(self.kernels) or not self.widths:
+            raise ValueError("widths and kernels must have the same, non-zero length")
+        if any(k % 2 == 0 for k in self.kernels):
+            raise ValueError("kernels must be odd for 'same' padding")
+        if not 2 <= self.board_size <= 19:
+            raise ValueError(f"board_size must be in 2..19, got {self.board_size}")
+
+    @property
+    def name(self) -> str:
+        base = f"cs{len(self.widths)}-{self.board_size}x{self.board_size}"
+        if self.widths == CS_WIDTHS and self.kernels == CS_KERNELS:
+            return base
+        return base + "-w" + ".".join(map(str, self.widths)) + "-k" + ".".join(map(str, self.kernels))
+
+    @property
+    def n_moves(self) -> int:
+        return self.board_size * self.board_size + 1
+
+    @property
+    def feature_dim(self) -> int:
+        """Length of the flattened last-conv features (32*n*n for the paper net)."""
+        return self.widths[-1] * self.board_size * self.board_size
+
+    def to_dict(self) -> dict:
+        return {"board_size": self.board_size, "in_planes": self.in_planes,
+                "widths": list(self.widths), "kernels": list(self.kernels)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "ModelConfig":
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(d) - fields
+        if unknown:
+            raise ValueError(f"unknown ModelConfig keys: {sorted(unknown)}")
+        return cls(**d)
+
+    @classmethod
+    def tiny(cls, board_size: int = 9, width: int = 8) -> "ModelConfig":
+        """Seven 3x3 layers of ``width`` filters: for tests."""
+        return cls(board_size=board_size, widths=(width,) * 7, kernels=(3,) * 7)
+
+
+class PolicyNet(nn.Module):
+    """Clark & Storkey move predictor with layers ``conv1..conv7`` and ``fc``.
+
+    ``forward(x)`` -> logits (B, n*n+1); ``conv7(x)`` -> last conv
+    activations (B, widths[-1], n, n).  ``x`` is float (B, in_planes, n, n).
+    """
+
+    def __init__(self, config: ModelConfig | None = None, *, board_size: int | None = None,
+                 widths=None, kernels=None):
+        super().__init__()
+        if config is None:
+            kw = {}
+            if board_size is not None:
+                kw["board_size"] = board_size
+            if widths is not None:
+                kw["widths"] = tuple(widths)
+            if kernels is not None:
+                kw["kernels"] = tuple(kernels)
+            config = ModelConfig(**kw)
+        self.config = config
+        n = config.board_size
+        c_in = config.in_planes
+        for i, (w, k) in enumerate(zip(config.widths, config.kernels), start=1):
+            setattr(self, f"conv{i}", nn.Conv2d(c_in, w, k, padding=k // 2))
+            c_in = w
+        self.n_conv = len(config.widths)
+        self.fc = nn.Linear(config.widths[-1] * n * n, n * n + 1)
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        for i in range(1, self.n_conv + 1):
+            x = F.relu(getattr(self, f"conv{i}")(x))
+        return x
+
+    def conv7(self, x: torch.Tensor) -> torch.Tensor:
+        """Activations of the last convolution (Conv7), (B, 32, n, n)."""
+        return self.features(x)
+
+    def head(self, feats: torch.Tensor) -> torch.Tensor:
+        return self.fc(torch.flatten(feats, 1))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.head(self.features(x))
+
+    def forward_with_features(self, x: torch.Tensor):
+        """(logits, conv7 activations) in one pass."""
+        f = self.features(x)
+        return self.head(f), f
+
+
+def masked_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
+    """Softmax of ``logits`` (B, M) over the entries where ``legal`` (B, M,
+    bool) is True; illegal entries get exactly 0.  A row with no legal entry
+    gives all zeros (callers always mark pass legal)."""
+    logits = logits.float().masked_fill(~legal, float("-inf"))
+    p = torch.softmax(logits, dim=-1)
+    return torch.nan_to_num(p, nan=0.0)
+
+
+def build(config: ModelConfig | None = None, **kw) -> PolicyNet:
+    return PolicyNet(config, **kw)

@@ -1,0 +1,29 @@
+"""Builds board_ext (Cython) and installs the project's packages."""
+import glob
+import os
+
+import numpy as np
+from Cython.Build import cythonize
+from setuptools import Extension, find_packages, setup
+
+DEBUG = os.environ.get("GO_DEBUG_CYTHON") == "1"
+directives = dict(language_level=3, boundscheck=DEBUG, wraparound=DEBUG,
+                  cdivision=True, initializedcheck=DEBUG, nonecheck=False)
+cflags = ["-O3", "-march=x86-64-v2", "-fno-strict-aliasing"] if not DEBUG else ["-O0", "-g"]
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PYX = sorted(glob.glob(os.path.join(HERE, "board_ext", "*.pyx")) +
+             glob.glob(os.path.join(HERE, "engine", "*.pyx")))
+exts = [Extension(os.path.relpath(f, HERE)[:-4].replace(os.sep, "."), [os.path.relpath(f, HERE)],
+                  include_dirs=[np.get_include()], extra_compile_args=cflags)
+        for f in PYX]
+
+setup(
+    name="gomcts",
+    version="0.1.0",
+    packages=find_packages(include=["board_ext", "engine", "engine.*", "nets", "nets.*"]),
+    py_modules=["gtp_main"],
+    ext_modules=cythonize(exts,
+                          compiler_directives=directives),
+    zip_safe=False,
+)

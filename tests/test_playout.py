@@ -1,0 +1,93 @@
+"""Playouts: deterministic per seed, end, never fill a true own eye."""
+import pytest
+
+from board_ext import playout
+from board_ext.board import BLACK, WHITE, Board
+
+
+@pytest.mark.parametrize("policy", ["random", "expert"])
+@pytest.mark.parametrize("size", [9, 19])
+def test_same_seed_same_result(policy, size):
+    b = Board(size)
+    assert playout.playout(b, policy, 7) == playout.playout(b, policy, 7)
+    assert playout.playout(b, policy, 7)[1] != playout.playout(b, policy, 8)[1]
+
+
+@pytest.mark.parametrize("policy", ["random", "expert"])
+def test_playouts_are_legal_end_and_keep_eyes(policy):
+    for seed in range(30):
+        b = Board(9)
+        score, moves = playout.playout(b, policy, seed, komi=7.0)
+        assert len(moves) < 3 * 81 and moves[-2:] == [81, 81]
+        replay = Board(9, superko=False)
+        for m in moves:
+            c = replay.to_move
+            if m != 81:
+                assert not replay.is_eye(m, c)
+            replay.play(m, c)            # raises if illegal
+        assert replay.score(7.0) == score
+        # at the end every empty point is a one-colour region (playout finished)
+        assert all(v != 0 for v in replay.area_owner())
+
+
+def test_score_sign_and_ownership():
+    own, mean = playout.ownership(Board(9), 64, "random", 3, komi=7.0)
+    assert len(own) == 81 and all(-1 <= v <= 1 for v in own)
+    assert -81 <= mean <= 81
+    # a board where black owns almost everything
+    b = Board.from_ascii("\n".join(["XXXXXXXXX"] * 4 + [".X.X.X.X."] + ["XXXXXXXXX"] * 4))
+    own, mean = playout.ownership(b, 16, "expert", 1, komi=0.0)
+    assert mean == 81 and min(own) == 1
+
+
+def test_expert_policy_captures_and_escapes():
+    E5, F5, D4 = 4 * 9 + 4, 4 * 9 + 5, 3 * 9 + 3
+    # white's last move E5 put itself in atari: the expert captures at F5
+    b = Board.from_ascii("""
+        .........
+        .........
+        .........
+        ....X....
+        ...X.....
+        ....X....
+        .........
+        .........
+        .........""", to_move=WHITE)
+    b.play(E5, WHITE)
+    for seed in range(20):
+        assert playout.playout(b, "expert", seed)[1][0] == F5
+    # black's D4 is put in atari by white's last move D3: the expert escapes
+    c = Board.from_ascii("""
+        .........
+        .........
+        .........
+        .........
+        .........
+        ...O.....
+        ..OX.....
+        .........
+        .........""", to_move=WHITE)
+    c.play(2 * 9 + 3, WHITE)            # D3: black D4 now has one liberty, E4
+    assert c.liberties(D4) == 1
+    for seed in range(20):
+        assert playout.playout(c, "expert", seed)[1][0] == 3 * 9 + 4
+    # the random policy does neither reliably
+    firsts = {playout.playout(b, "random", seed)[1][0] for seed in range(20)}
+    assert len(firsts) > 1
+
+
+def test_patterns_table():
+    assert playout.N_PATTERN_CODES > 100
+    # hane: X O X above an empty row -> the point below O matches
+    b = Board.from_ascii("""
+        .........
+        .........
+        .........
+        ...XOX...
+        .........
+        .........
+        .........
+        .........
+        .........""")
+    assert playout.matches_pattern(b, 4 * 9 + 4)
+    assert not playout.matches_pattern(b, 1 * 9 + 1)
