@@ -70,7 +70,8 @@ def main() -> None:
                            float(rng.integers(1, 100)), codes[i])
             next_key += 1
     print(f"filled: {len(memory)} entries, D={config.D}, zeta dim={args.dim}, "
-          f"M={config.M}, tables={config.hash_tables}x{config.hash_bits} bits, "
+          f"M={config.M}, "
+          f"tables={config.hash_tables}x{config.hash_bits} bits, "
           f"probe_radius={config.probe_radius}")
 
     zetas = rng.standard_normal((calls, args.dim))
@@ -86,7 +87,8 @@ def main() -> None:
     near = near + 0.3 * rng.standard_normal(near.shape).astype(np.float32) \
         / np.sqrt(config.D)
     near /= np.linalg.norm(near, axis=1, keepdims=True)
-    qphis = np.concatenate([phis[: calls - len(near)], near]).astype(np.float32)
+    qphis = np.concatenate([phis[:calls - len(near)], near])
+    qphis = qphis.astype(np.float32)
     qcodes = memory.codes(qphis)
 
     exact_us = per_call_us(memory.query_exact,

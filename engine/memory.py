@@ -123,7 +123,8 @@ class MemoryConfig:
             value = getattr(self, name)
             if not _is_int(value) or value < 1:
                 raise ValueError(
-                    f"memory.{name} must be a positive integer (got {value!r})")
+                    f"memory.{name} must be a positive integer "
+                    f"(got {value!r})")
         if self.M > self.memory_size:
             raise ValueError(
                 f"memory.M ({self.M}) must not exceed "
@@ -147,8 +148,8 @@ class MemoryConfig:
                 f"memory.probe_radius ({self.probe_radius}) must not exceed "
                 f"memory.hash_bits ({self.hash_bits})")
         if not _is_int(self.seed) or self.seed < 0:
-            raise ValueError(
-                f"memory.seed must be a non-negative integer (got {self.seed!r})")
+            raise ValueError("memory.seed must be a non-negative integer "
+                             f"(got {self.seed!r})")
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> "MemoryConfig":
@@ -205,7 +206,8 @@ class FeatureHasher:
         rng = np.random.default_rng([int(seed), 0x5EED_F4A7])
         self.in_dim = int(in_dim)
         self.D = int(D)
-        self.buckets = rng.integers(0, self.D, size=self.in_dim).astype(np.intp)
+        self.buckets = rng.integers(0, self.D,
+                                    size=self.in_dim).astype(np.intp)
         self.signs = rng.choice(np.array([-1.0, 1.0]), size=self.in_dim)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
@@ -294,6 +296,8 @@ class Memory:
         self.in_dim = int(in_dim)
         self.hasher = FeatureHasher(self.in_dim, config.D, config.seed)
         self._tau = float(config.tau)
+        # float64 scalar: keeps exp's argument in float64 for tiny tau.
+        self._inv_tau = np.float64(1.0) / np.float64(self._tau)
         self._M = int(config.M)
         cap = int(config.memory_size)
         T, b = int(config.hash_tables), int(config.hash_bits)
@@ -301,7 +305,8 @@ class Memory:
 
         rng = np.random.default_rng([int(config.seed), 0x51A4_A5E])
         # Charikar's SimHash: one Gaussian hyperplane per code bit.
-        self._planes = rng.standard_normal((T * b, config.D)).astype(np.float32)
+        self._planes = rng.standard_normal(
+            (T * b, config.D)).astype(np.float32)
         self._pow2 = (np.int64(1) << np.arange(b, dtype=np.int64))
         # Table t's codes live in a single dict as (t << hash_bits) | code.
         self._table_offset = np.arange(T, dtype=np.int64) << np.int64(b)
@@ -317,8 +322,9 @@ class Memory:
                            if n_bins <= _MAX_DENSE_BINS else None)
 
         self._phi = np.zeros((cap, config.D), dtype=np.float32)
-        self._V = np.zeros(cap, dtype=np.float64)
-        self._N = np.zeros(cap, dtype=np.float64)
+        # Per-slot statistics as columns (N, N*V, V): one gather and one
+        # dot product give every sum equation (8) needs.
+        self._stats = np.zeros((cap, 3), dtype=np.float64)
         self._stamp = np.zeros(cap, dtype=np.int64)
         self._codes = np.zeros((cap, T), dtype=np.int64)  # bin ids per slot
         self._cap = cap
@@ -419,8 +425,7 @@ class Memory:
         clock = self._clock
         self._clock = clock + 1
         if slot is not None:
-            self._V[slot] = V
-            self._N[slot] = N
+            self._stats[slot] = (N, N * V, V)
             self._stamp[slot] = clock
             return False
         phi = np.asarray(phi, dtype=np.float32)
@@ -435,8 +440,7 @@ class Memory:
         else:
             slot = self._evict()
         self._phi[slot] = phi
-        self._V[slot] = V
-        self._N[slot] = N
+        self._stats[slot] = (N, N * V, V)
         self._stamp[slot] = clock
         buckets = self._buckets
         bins = self._table_offset + codes
@@ -462,8 +466,7 @@ class Memory:
         slot = self._key_to_slot.get(key)
         if slot is None:
             return False
-        self._V[slot] = V
-        self._N[slot] = N
+        self._stats[slot] = (N, N * V, V)
         self._stamp[slot] = self._clock
         self._clock += 1
         return True
@@ -494,9 +497,7 @@ class Memory:
         self._hits += 1
         self._stamp[slots] = self._clock
         self._clock += 1
-        v_m, n_m = memory_value(sims, self._V[slots], self._N[slots],
-                                self._tau)
-        return v_m, n_m, n
+        return (*self._combine(sims, slots), n)
 
     def query_exact(self, phi: np.ndarray, exclude_key: int | None = None
                     ) -> tuple[float, float, int]:
@@ -505,9 +506,7 @@ class Memory:
         slots, sims = self._search(phi, exclude_key, None, exact=True)
         if len(slots) == 0:
             return 0.0, 0.0, 0
-        v_m, n_m = memory_value(sims, self._V[slots], self._N[slots],
-                                self._tau)
-        return v_m, n_m, len(slots)
+        return (*self._combine(sims, slots), len(slots))
 
     def neighbours(self, phi: np.ndarray, exact: bool = False,
                    exclude_key: int | None = None
@@ -562,6 +561,17 @@ class Memory:
             top = np.argpartition(sims, len(sims) - M)[len(sims) - M:]
             slots, sims = slots[top], sims[top]
         return slots, sims
+
+    def _combine(self, sims: np.ndarray, slots: np.ndarray
+                 ) -> tuple[float, float]:
+        """``(V_M, N_M)`` of neighbours ``slots`` with cosines ``sims``;
+        same arithmetic as :func:`memory_value`, from the stats columns."""
+        e = np.exp((sims - sims.max()) * self._inv_tau)  # exp(-d/tau) / max
+        n_e, nv_e, v_e = e @ self._stats[slots]  # sums of N e, N V e, V e
+        e_sum = float(e.sum())
+        if n_e > 0:
+            return float(nv_e / n_e), float(n_e / e_sum)    # equation (8)
+        return float(v_e / e_sum), float(n_e / e_sum)      # (8) is 0/0: k_i
 
     def _evict(self) -> int:
         """Free the least recently queried-or-updated slot and return it.

@@ -124,9 +124,16 @@ class PolicyNet(nn.Module):
         self.n_conv = len(config.widths)
         self.fc = nn.Linear(config.widths[-1] * n * n, n * n + 1)
 
+    @property
+    def convs(self) -> list:
+        """The conv layers in order.  (``self.conv7`` is the method below, so
+        the layer itself is ``self.convs[6]`` / ``self._modules["conv7"]``;
+        state_dict keys are ``conv1.weight`` .. ``conv7.bias``, ``fc.*``.)"""
+        return [self._modules[f"conv{i}"] for i in range(1, self.n_conv + 1)]
+
     def features(self, x: torch.Tensor) -> torch.Tensor:
-        for i in range(1, self.n_conv + 1):
-            x = F.relu(getattr(self, f"conv{i}")(x))
+        for conv in self.convs:
+            x = F.relu(conv(x))
         return x
 
     def conv7(self, x: torch.Tensor) -> torch.Tensor:

@@ -41,7 +41,7 @@ def test_score_sign_and_ownership():
 
 
 def test_expert_policy_captures_and_escapes():
-    E5, F5, D4 = 4 * 9 + 4, 4 * 9 + 5, 3 * 9 + 3
+    E5, F5, D3 = 4 * 9 + 4, 4 * 9 + 5, 2 * 9 + 3
     # white's last move E5 put itself in atari: the expert captures at F5
     b = Board.from_ascii("""
         .........
@@ -56,7 +56,7 @@ def test_expert_policy_captures_and_escapes():
     b.play(E5, WHITE)
     for seed in range(20):
         assert playout.playout(b, "expert", seed)[1][0] == F5
-    # black's D4 is put in atari by white's last move D3: the expert escapes
+    # black's D3 is put in atari by white's last move D2: the expert escapes
     c = Board.from_ascii("""
         .........
         .........
@@ -67,10 +67,10 @@ def test_expert_policy_captures_and_escapes():
         ..OX.....
         .........
         .........""", to_move=WHITE)
-    c.play(2 * 9 + 3, WHITE)            # D3: black D4 now has one liberty, E4
-    assert c.liberties(D4) == 1
+    c.play(1 * 9 + 3, WHITE)            # D2: black D3 now has one liberty, E3
+    assert c.liberties(D3) == 1
     for seed in range(20):
-        assert playout.playout(c, "expert", seed)[1][0] == 3 * 9 + 4
+        assert playout.playout(c, "expert", seed)[1][0] == 2 * 9 + 4
     # the random policy does neither reliably
     firsts = {playout.playout(b, "random", seed)[1][0] for seed in range(20)}
     assert len(firsts) > 1

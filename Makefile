@@ -1,0 +1,63 @@
+# The verbs people type. Every target uses the virtualenv in .venv/.
+PY      := .venv/bin/python
+PIP     := .venv/bin/pip
+CONFIG  ?= configs/default.toml
+GAMES   ?= 10
+SIZE    ?= 9
+
+.PHONY: node-deps venv deps build test bench gtp selfplay match train regress gnugo annotate clean
+
+.venv/bin/python:
+	python3 -m venv .venv
+
+.venv/.deps: requirements.txt | .venv/bin/python
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q -r requirements.txt
+	touch $@
+
+deps: .venv/.deps
+
+venv: deps
+
+build: deps
+	$(PY) setup.py -q build_ext --inplace
+
+gnugo:
+	@if [ ! -x /usr/games/gnugo ]; then \
+	  (apt-get update -qq && apt-get install -y -qq gnugo) || \
+	  (sudo apt-get update -qq && sudo apt-get install -y -qq gnugo); fi
+
+node-deps:
+	@if [ -f tests/clients/sabaki/package.json ]; then cd tests/clients/sabaki && npm ci --silent --no-audit --no-fund; fi
+
+test: build gnugo node-deps
+	$(PY) -m pytest tests -q
+
+bench: build gnugo
+	$(PY) bench/playouts.py --size 9 --policy random --seconds 3
+	$(PY) bench/playouts.py --size 9 --policy expert --seconds 3
+	$(PY) bench/playouts.py --size 19 --policy random --seconds 3
+	$(PY) bench/playouts.py --size 19 --policy expert --seconds 3
+	@for b in search memory net bhrf; do [ -f bench/$$b.py ] && $(PY) bench/$$b.py || true; done
+
+gtp: build
+	$(PY) gtp_main.py --config $(CONFIG)
+
+selfplay: build
+	$(PY) -m engine.selfplay --config $(CONFIG) --games $(GAMES) --size $(SIZE) --out runs/selfplay
+
+match: build gnugo
+	$(PY) -m engine.match --config $(CONFIG) --opponent "/usr/games/gnugo --mode gtp --level 10" \
+	  --games $(GAMES) --size $(SIZE) --komi 7 --out runs/match
+
+train: build
+	$(PY) -m nets.train --config configs/nets/9x9.toml
+
+regress: build
+	$(PY) -m pytest tests/test_regress.py -q
+
+annotate: deps
+	.venv/bin/cython -a board_ext/board.pyx board_ext/playout.pyx
+
+clean:
+	rm -rf build board_ext/*.c board_ext/*.so board_ext/*.html engine/*.c engine/*.so

@@ -1,0 +1,221 @@
+"""Configuration: frozen dataclasses, the only home of defaults.
+
+One table per component (``[search]``, ``[prior]``, ``[pool]``, ``[time]``,
+``[memory]``, ``[bhrf]``, ``[net]``, ``[gtp]``).  ``load(path, overrides)``
+reads TOML, applies ``--set table.key=value`` overrides, range-checks every
+value and rejects unknown keys by name (``ConfigError``).
+"""
+import dataclasses
+import tomllib
+from dataclasses import dataclass, field, fields
+
+
+class ConfigError(ValueError):
+    """A bad configuration; the message names the key."""
+
+
+def _f(default, lo=None, hi=None, choices=None, doc=""):
+    return field(default=default, metadata=dict(lo=lo, hi=hi, choices=choices, doc=doc))
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    playouts: int = _f(10000, 1, 10**9, doc="simulations per move (0 < n)")
+    seconds: float = _f(0.0, 0.0, 86400.0, doc="seconds per move; 0 = playouts only")
+    policy: str = _f("ucb1", choices=("ucb1", "puct"), doc="tree policy")
+    K: float = _f(0.7, 0.0, 10.0, doc="UCB1 exploration constant (Powley et al.; rewards in [0,1])")
+    c_puct: float = _f(1.5, 0.0, 20.0, doc="PUCT constant (AlphaGo)")
+    rave: bool = _f(False, doc="blend AMAF values of expanded children (Gelly & Silver)")
+    rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="RAVE equivalence parameter k")
+    rollout: str = _f("expert", choices=("random", "expert", "bhrf"), doc="rollout policy")
+    threads: int = _f(1, 1, 2, doc="search threads (root parallel processes)")
+    reuse_tree: bool = _f(True, doc="keep the subtree of the played move")
+    resign_threshold: float = _f(0.0, 0.0, 0.5, doc="resign below this win rate; 0 = never")
+    resign_min_visits: int = _f(1000, 0, 10**9, doc="visits needed before resigning")
+    seed: int = _f(0, 0, 2**63 - 1, doc="random seed; 0 = from the clock")
+    early_stop: bool = _f(True, doc="stop when the best move cannot be overtaken")
+    batch_size: int = _f(8, 1, 256, doc="leaves evaluated per net call (virtual loss)")
+    virtual_loss: float = _f(1.0, 0.0, 100.0, doc="visits of virtual loss per pending leaf")
+    max_rollout_moves: int = _f(0, 0, 2000, doc="rollout move cap; 0 = 3*N*N")
+
+
+@dataclass(frozen=True)
+class PriorConfig:
+    evaluator: str = _f("uniform", choices=("none", "uniform", "net"),
+                        doc="where priors come from")
+    cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
+    dcnn_nodes: int = _f(100, 0, 10**9, doc="the net is asked for the first n nodes of a search")
+
+
+@dataclass(frozen=True)
+class PoolConfig:
+    pool_size: int = _f(200000, 2, 50_000_000, doc="nodes allocated up front (Phi)")
+    full_policy: str = _f("recycle", choices=("stop", "stunt", "ensemble", "flatten", "recycle", "fuego_gc"),
+                          doc="what to do when the pool is full (Powley et al.)")
+    gc_threshold: int = _f(16, 1, 10**6, doc="fuego_gc: drop nodes with fewer visits (paper 4, Fuego 16)")
+
+
+@dataclass(frozen=True)
+class TimeConfig:
+    main_fraction: float = _f(0.05, 0.001, 1.0, doc="share of remaining main time per move")
+    safety_margin: float = _f(0.3, 0.0, 60.0, doc="seconds kept back per move for overhead")
+    min_seconds: float = _f(0.05, 0.0, 60.0, doc="never think less than this")
+
+
+@dataclass(frozen=True)
+class MemoryCfg:
+    enabled: bool = _f(False, doc="M-MCTS value memory (Xiao, Mei & Mueller 2018)")
+    memory_size: int = _f(10000, 1, 10**7, doc="entries (paper: 10,000)")
+    M: int = _f(50, 1, 10**5, doc="neighbours per query (paper: 50)")
+    tau: float = _f(0.1, 1e-9, 1e3, doc="softmax temperature (paper: 0.1)")
+    eta: float = _f(2.0, 0.0, 1e3, doc="decay of V_M backup, equation (9)")
+    lambda_c: float = _f(100.0, 0.0, 1e9, doc="lambda_s = N_M / (N_M + N + lambda_c)")
+    D: int = _f(4096, 16, 1 << 20, doc="feature hashing dimension")
+    hash_tables: int = _f(8, 1, 64, doc="SimHash tables")
+    hash_bits: int = _f(16, 1, 32, doc="bits per SimHash code")
+    probe_radius: int = _f(1, 0, 2, doc="multi-probe Hamming radius")
+
+
+@dataclass(frozen=True)
+class BhrfConfig:
+    epsilon: float = _f(1.0, 0.0, 1.0, doc="probability of asking the forest (Fabbri et al.)")
+    selection: str = _f("soft-uct", choices=("soft-uct", "last-reply"), doc="reply selection process")
+    b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
+    fallback: str = _f("random", choices=("random", "expert"), doc="default rollout policy")
+    max_depth: int = _f(3, 1, 16, doc="longest context kept in a reply tree")
+
+
+@dataclass(frozen=True)
+class NetConfig:
+    weights: str = _f("", doc="weights file; empty = nets/weights/<size>x<size>.pt")
+    threads: int = _f(1, 1, 64, doc="torch threads")
+    cache_size: int = _f(20000, 0, 10**7, doc="evaluator cache entries")
+    required: bool = _f(False, doc="fail if no weights for this size (else play without the net)")
+    rawnet: bool = _f(False, doc="play the net's most probable legal move, no search")
+
+
+@dataclass(frozen=True)
+class GtpConfig:
+    name: str = _f("gomcts", doc="engine name for the GTP name command")
+    boardsize: int = _f(19, 2, 19, doc="initial board size")
+    komi: float = _f(7.5, -1000.0, 1000.0, doc="initial komi")
+    ponder: bool = _f(False, doc="think on the opponent's time")
+    log_file: str = _f("", doc="log to this file instead of stderr")
+    score_playouts: int = _f(400, 1, 10**6, doc="playouts for dead-stone estimates")
+
+
+@dataclass(frozen=True)
+class Config:
+    search: SearchConfig = field(default_factory=SearchConfig)
+    prior: PriorConfig = field(default_factory=PriorConfig)
+    pool: PoolConfig = field(default_factory=PoolConfig)
+    time: TimeConfig = field(default_factory=TimeConfig)
+    memory: MemoryCfg = field(default_factory=MemoryCfg)
+    bhrf: BhrfConfig = field(default_factory=BhrfConfig)
+    net: NetConfig = field(default_factory=NetConfig)
+    gtp: GtpConfig = field(default_factory=GtpConfig)
+
+
+def _coerce(name, f, value):
+    t = f.type if isinstance(f.type, type) else {"int": int, "float": float, "bool": bool, "str": str}[f.type]
+    if isinstance(value, str) and t is not str:
+        v = value.strip().lower()
+        try:
+            if t is bool:
+                if v not in ("true", "false", "1", "0", "on", "off", "yes", "no"):
+                    raise ValueError
+                value = v in ("true", "1", "on", "yes")
+            else:
+                value = t(v)
+        except ValueError:
+            raise ConfigError(f"{name}: expected {t.__name__}, got '{value}'") from None
+    if t is float and isinstance(value, int) and not isinstance(value, bool):
+        value = float(value)
+    if t is int and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, t) or (t is int and isinstance(value, bool)):
+        raise ConfigError(f"{name}: expected {t.__name__}, got {value!r}")
+    m = f.metadata
+    if m.get("choices") and value not in m["choices"]:
+        raise ConfigError(f"{name}: '{value}' is not one of {', '.join(m['choices'])}")
+    if m.get("lo") is not None and value < m["lo"]:
+        raise ConfigError(f"{name}: {value} is below the minimum {m['lo']}")
+    if m.get("hi") is not None and value > m["hi"]:
+        raise ConfigError(f"{name}: {value} is above the maximum {m['hi']}")
+    return value
+
+
+def _check_cross(cfg):
+    if cfg.memory.M > cfg.memory.memory_size:
+        raise ConfigError(f"memory.M ({cfg.memory.M}) must not exceed memory.memory_size "
+                          f"({cfg.memory.memory_size})")
+    if cfg.search.seconds == 0 and cfg.search.playouts <= 0:
+        raise ConfigError("search.playouts: the move budget must be positive")
+
+
+def build(data):
+    """Config from a nested dict ({table: {key: value}}); validates everything."""
+    tables = {f.name: f for f in fields(Config)}
+    out = {}
+    for tname, tval in data.items():
+        if tname not in tables:
+            raise ConfigError(f"unknown config table '[{tname}]' (known: {', '.join(tables)})")
+        if not isinstance(tval, dict):
+            raise ConfigError(f"'{tname}' must be a table")
+        cls = tables[tname].default_factory
+        kf = {f.name: f for f in fields(cls)}
+        vals = {}
+        for k, v in tval.items():
+            if k not in kf:
+                raise ConfigError(f"unknown config key '{tname}.{k}'")
+            vals[k] = _coerce(f"{tname}.{k}", kf[k], v)
+        out[tname] = cls(**vals)
+    cfg = Config(**out)
+    _check_cross(cfg)
+    return cfg
+
+
+def to_dict(cfg):
+    return dataclasses.asdict(cfg)
+
+
+def merge(data, overrides):
+    """Apply ``table.key=value`` strings onto a nested dict (in place)."""
+    for o in overrides or ():
+        if "=" not in o or "." not in o.split("=", 1)[0]:
+            raise ConfigError(f"override '{o}' must look like table.key=value")
+        key, value = o.split("=", 1)
+        t, k = key.strip().split(".", 1)
+        data.setdefault(t, {})[k] = value.strip()
+    return data
+
+
+def load(path=None, overrides=()):
+    """Read a TOML file (or defaults if None) and apply overrides."""
+    data = {}
+    if path:
+        try:
+            with open(path, "rb") as fh:
+                data = tomllib.load(fh)
+        except FileNotFoundError:
+            raise ConfigError(f"config file '{path}' not found") from None
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"config file '{path}': {e}") from None
+    return build(merge(data, overrides))
+
+
+def replace(cfg, **changes):
+    """A copy of cfg with 'table.key' -> value changes, validated."""
+    data = to_dict(cfg)
+    merge(data, [f"{k}={v}" for k, v in changes.items()])
+    return build(data)
+
+
+def describe(cfg):
+    """Flat list of (key, value, doc) for every setting."""
+    rows = []
+    for tf in fields(cfg):
+        sub = getattr(cfg, tf.name)
+        for f in fields(sub):
+            rows.append((f"{tf.name}.{f.name}", getattr(sub, f.name), f.metadata.get("doc", "")))
+    return rows

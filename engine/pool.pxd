@@ -1,0 +1,89 @@
+# See pool.pyx for details.
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
+from board_ext.board cimport board_t, rng_t
+from board_ext.playout cimport policy_fn
+
+# Called after every simulation with the whole descent + rollout sequence:
+# moves[0..n) alternate colours starting with first_color; n_tree of them
+# were played in the tree; black_reward in [0, 1].
+ctypedef void (*descent_fn)(void* ctx, const int16_t* moves, int n, int n_tree,
+                            int first_color, double black_reward) noexcept nogil
+
+cdef class Tree:
+    # -- constant during a search (set from config)
+    cdef int capacity             # nodes in the pool (Phi)
+    cdef int full_policy          # FULL_* below
+    cdef int gc_threshold
+    cdef int tree_policy          # 0 UCB1, 1 PUCT
+    cdef bint rave
+    cdef double K, c_puct, rave_equiv, cnn_strength, vloss, komi
+    cdef int max_rollout_moves
+    cdef bint use_memory
+    cdef double lambda_c
+    # -- external hooks (rollout policy, descent callback)
+    cdef policy_fn rollout_fn
+    cdef void* rollout_ctx
+    cdef descent_fn descent_cb
+    cdef void* descent_ctx
+    cdef object hook_owner        # keeps the owner of the ctx pointers alive
+    # -- node pool (structure of arrays)
+    cdef int16_t* move            # move into the node; -1 for the root
+    cdef int16_t* n_untried       # legal moves not yet children; -1 = not counted
+    cdef int32_t* parent          # -1 for the root / free nodes
+    cdef int32_t* first_child     # -1 if leaf
+    cdef int32_t* next_sibling    # next child of the parent; free-list link when free
+    cdef int32_t* lru_prev        # queue Theta of non-leaf nodes (Powley et al.)
+    cdef int32_t* lru_next
+    cdef int32_t* prior_slot      # row of the priors table, -1 if none
+    cdef float* N                 # visits (incl. prior visits N0)
+    cdef float* W                 # summed rewards for the player who made `move`
+    cdef float* P                 # prior probability of `move` at the parent
+    cdef float* aN                # AMAF visits
+    cdef float* aW                # AMAF rewards
+    cdef float* NM                # memory evaluations N_M (M-MCTS)
+    cdef float* VM                # memory value V_M, for the player who made `move`
+    cdef uint8_t* flags           # IN_LRU | PENDING
+    # -- mutable tree state
+    cdef int root
+    cdef int free_head            # free list through next_sibling
+    cdef int bump                 # nodes [bump, capacity) never used yet
+    cdef int n_used
+    cdef int lru_head, lru_tail
+    cdef long recycled, sims, expansions
+    cdef bint stopped_full
+    cdef board_t* root_board
+    cdef rng_t rng
+    # priors table: rows of nn+1 floats for the nodes that got net priors
+    cdef float* priors
+    cdef int prior_rows, prior_used
+    cdef int nn
+    # pending leaves of a batch (virtual loss)
+    cdef int32_t* pend_path       # [batch][MAXDEPTH]
+    cdef int* pend_len
+    cdef int16_t* pend_moves      # [batch][MAXSEQ]
+    cdef int* pend_nmoves
+    cdef board_t* pend_boards
+    cdef int pend_cap, n_pend
+    cdef double* ens_visits       # ensemble: accumulated root visits per move
+    # -- methods (see pool.pyx)
+    cdef void _reset_pool(self) noexcept nogil
+    cdef int _alloc_raw(self) noexcept nogil
+    cdef void _init_node(self, int n, int par, int m) noexcept nogil
+    cdef void _lru_remove(self, int n) noexcept nogil
+    cdef void _lru_push_back(self, int n) noexcept nogil
+    cdef void _release(self, int n) noexcept nogil
+    cdef void _free_children(self, int n) noexcept nogil
+    cdef int _recycle(self) noexcept nogil
+    cdef int _new_node(self) noexcept nogil
+    cdef int _legal_count(self, const board_t* b) noexcept nogil
+    cdef int _n_children(self, int node) noexcept nogil
+    cdef int _random_untried(self, int node, const board_t* b) noexcept nogil
+    cdef double _child_value(self, int c) noexcept nogil
+    cdef int _select(self, int node, const board_t* b, int* untried_move) noexcept nogil
+    cdef int _expand(self, int node, int m, const board_t* b) noexcept nogil
+    cdef int _descend(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil
+    cdef void _after_full(self) noexcept nogil
+    cdef int _gc(self, double threshold) noexcept nogil
+    cdef void _backup(self, int32_t* path, int depth, double black_reward, double vloss, int root_color) noexcept nogil
+    cdef void _amaf(self, int32_t* path, int depth, const int16_t* moves, int nmoves, double black_reward, int root_color) noexcept nogil
+    cdef double _finish(self, board_t* bd, int32_t* path, int depth, int16_t* moves, int ntree, double vloss) noexcept nogil

@@ -1,0 +1,846 @@
+# cython: language_level=3
+"""The search tree in a fixed node pool, and the simulation loop.
+
+Owns: the node pool (structure of arrays allocated up front, ``capacity``
+nodes; no Python object per node), the policies for a full pool (Powley,
+Cowling & Whitehouse, "Memory Bounded Monte Carlo Tree Search"), and one
+MCTS simulation ``select -> expand -> rollout -> backup`` in ``nogil`` code.
+Never imports torch; the evaluator is reached from engine/search.py.
+
+Bytes per node: 62 (move 2, n_untried 2, parent/first_child/next_sibling 12,
+lru_prev/lru_next 8, prior_slot 4, N/W/P 12, aN/aW 8, NM/VM 8, flags 1, pad 1
+counted as 62 with the pad omitted).  The paper's C++ nodes are 48 to 56 bytes.
+
+Tree layout.  Left-child right-sibling, one node per move (the paper's
+Figure 1).  Expansion adds one node per simulation: the first move chosen at
+a node that is not yet a child ("untried").  Without priors an untried move
+has an infinite UCB1 value and is drawn uniformly; with net priors
+(Gelly & Silver 2007, as the M-MCTS paper uses them) an untried move m has
+``V0 = 0.5 * (1 + p_m / p_max)`` and ``N0 = cnn_strength * p_m / p_max``,
+which become the new child's initial statistics.
+
+Values.  ``W[n] / N[n]`` is the mean reward, in [0, 1], of the player who
+played ``move[n]``; a parent maximises it over its children.
+
+Node recycling.  Theta is an intrusive doubly linked queue of non-leaf
+nodes: a node leaves Theta while a descent passes through it and is pushed
+to the back when backup updates it, so the front is the least recently
+updated non-leaf node and its children are the least recently accessed
+leaves; when the pool is empty the first child of the front node is
+recycled (O(1)).
+"""
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.string cimport memset, memcpy
+from libc.math cimport log, sqrt, INFINITY
+from board_ext.board cimport (board_t, rng_t, Board, board_copy, board_play, board_legal,
+                              board_is_eye, board_score, rng_int, rng_next, rng_double,
+                              MAXNN, EMPTY, BLACK, WHITE)
+from board_ext.playout cimport policy_fn, get_policy, run_playout
+cimport numpy as cnp
+import numpy as np
+
+cnp.import_array()
+
+cdef enum:
+    FULL_STOP = 0
+    FULL_STUNT = 1
+    FULL_ENSEMBLE = 2
+    FULL_FLATTEN = 3
+    FULL_RECYCLE = 4
+    FULL_FUEGO_GC = 5
+    IN_LRU = 1
+    MAXSEQ = 3 * MAXNN + 600
+    MAXDEPTH = 600
+
+FULL_POLICIES = {"stop": FULL_STOP, "stunt": FULL_STUNT, "ensemble": FULL_ENSEMBLE,
+                 "flatten": FULL_FLATTEN, "recycle": FULL_RECYCLE, "fuego_gc": FULL_FUEGO_GC}
+BYTES_PER_NODE = 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 3 + 4 * 2 + 4 * 2 + 1
+ROLLOUTS = {"random": 0, "expert": 1}
+
+
+cdef inline double reward_for(int color, double black_reward) noexcept nogil:
+    return black_reward if color == BLACK else 1.0 - black_reward
+
+
+cdef class Tree:
+    """A search tree over a fixed pool of ``capacity`` nodes.
+
+    Args:
+        size: board size.
+        capacity: pool size Phi (>= 2).
+        full_policy: stop | stunt | ensemble | flatten | recycle | fuego_gc.
+        prior_rows: how many nodes may hold net priors (dcnn_nodes).
+    """
+
+    def __cinit__(self, int size, int capacity, full_policy="recycle", int prior_rows=128,
+                  int batch=64, uint64_t seed=1):
+        if capacity < 2:
+            raise ValueError(f"pool.pool_size must be at least 2, got {capacity}")
+        if full_policy not in FULL_POLICIES:
+            raise ValueError(f"pool.full_policy: unknown policy '{full_policy}'")
+        self.nn = size * size
+        self.capacity = capacity
+        self.full_policy = FULL_POLICIES[full_policy]
+        self.gc_threshold = 16
+        self.tree_policy = 0
+        self.rave = False
+        self.K = 0.7
+        self.c_puct = 1.5
+        self.rave_equiv = 1000.0
+        self.cnn_strength = 200.0
+        self.vloss = 1.0
+        self.komi = 7.5
+        self.max_rollout_moves = 3 * self.nn
+        self.use_memory = False
+        self.lambda_c = 100.0
+        self.rollout_fn = get_policy(1)
+        self.rollout_ctx = NULL
+        self.descent_cb = NULL
+        self.descent_ctx = NULL
+        self.move = <int16_t*>malloc(capacity * sizeof(int16_t))
+        self.n_untried = <int16_t*>malloc(capacity * sizeof(int16_t))
+        self.parent = <int32_t*>malloc(capacity * sizeof(int32_t))
+        self.first_child = <int32_t*>malloc(capacity * sizeof(int32_t))
+        self.next_sibling = <int32_t*>malloc(capacity * sizeof(int32_t))
+        self.lru_prev = <int32_t*>malloc(capacity * sizeof(int32_t))
+        self.lru_next = <int32_t*>malloc(capacity * sizeof(int32_t))
+        self.prior_slot = <int32_t*>malloc(capacity * sizeof(int32_t))
+        self.N = <float*>malloc(capacity * sizeof(float))
+        self.W = <float*>malloc(capacity * sizeof(float))
+        self.P = <float*>malloc(capacity * sizeof(float))
+        self.aN = <float*>malloc(capacity * sizeof(float))
+        self.aW = <float*>malloc(capacity * sizeof(float))
+        self.NM = <float*>malloc(capacity * sizeof(float))
+        self.VM = <float*>malloc(capacity * sizeof(float))
+        self.flags = <uint8_t*>malloc(capacity * sizeof(uint8_t))
+        self.prior_rows = max(prior_rows, 1)
+        self.priors = <float*>malloc(self.prior_rows * (self.nn + 1) * sizeof(float))
+        self.root_board = <board_t*>malloc(sizeof(board_t))
+        self.pend_cap = max(batch, 1)
+        self.pend_path = <int32_t*>malloc(self.pend_cap * MAXDEPTH * sizeof(int32_t))
+        self.pend_len = <int*>malloc(self.pend_cap * sizeof(int))
+        self.pend_moves = <int16_t*>malloc(self.pend_cap * MAXSEQ * sizeof(int16_t))
+        self.pend_nmoves = <int*>malloc(self.pend_cap * sizeof(int))
+        self.pend_boards = <board_t*>malloc(self.pend_cap * sizeof(board_t))
+        self.ens_visits = <double*>calloc(self.nn + 1, sizeof(double))
+        if (not self.move or not self.n_untried or not self.parent or not self.first_child
+                or not self.next_sibling or not self.lru_prev or not self.lru_next
+                or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
+                or not self.aW or not self.NM or not self.VM or not self.flags or not self.priors
+                or not self.root_board or not self.pend_path or not self.pend_boards
+                or not self.pend_moves or not self.ens_visits):
+            raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
+        self.rng.s = seed * <uint64_t>0x9E3779B97F4A7C15 + 12345
+        self.n_pend = 0
+        self._reset_pool()
+
+    def __dealloc__(self):
+        free(self.move); free(self.n_untried); free(self.parent); free(self.first_child)
+        free(self.next_sibling); free(self.lru_prev); free(self.lru_next); free(self.prior_slot)
+        free(self.N); free(self.W); free(self.P); free(self.aN); free(self.aW); free(self.NM)
+        free(self.VM); free(self.flags); free(self.priors); free(self.root_board)
+        free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
+        free(self.pend_boards); free(self.ens_visits)
+
+    # ------------------------------------------------------------ config
+    def configure(self, *, K=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
+                  cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
+                  gc_threshold=None, use_memory=None, lambda_c=None, seed=None):
+        """Set search constants (names as in the papers)."""
+        if K is not None: self.K = K
+        if c_puct is not None: self.c_puct = c_puct
+        if tree_policy is not None:
+            if tree_policy not in ("ucb1", "puct"):
+                raise ValueError(f"search.policy: unknown tree policy '{tree_policy}'")
+            self.tree_policy = 0 if tree_policy == "ucb1" else 1
+        if rave is not None: self.rave = rave
+        if rave_equiv is not None: self.rave_equiv = rave_equiv
+        if cnn_strength is not None: self.cnn_strength = cnn_strength
+        if vloss is not None: self.vloss = vloss
+        if komi is not None: self.komi = komi
+        if rollout is not None:
+            if rollout not in ROLLOUTS:
+                raise ValueError(f"search.rollout: unknown rollout policy '{rollout}'")
+            self.rollout_fn = get_policy(ROLLOUTS[rollout])
+            self.rollout_ctx = NULL
+        if max_rollout_moves is not None:
+            self.max_rollout_moves = max_rollout_moves if max_rollout_moves > 0 else 3 * self.nn
+        if gc_threshold is not None: self.gc_threshold = gc_threshold
+        if use_memory is not None: self.use_memory = use_memory
+        if lambda_c is not None: self.lambda_c = lambda_c
+        if seed is not None:
+            self.rng.s = (<uint64_t>seed) * <uint64_t>0x9E3779B97F4A7C15 + 12345
+            if self.rng.s == 0:
+                self.rng.s = 1
+
+    # ------------------------------------------------------------ pool
+    cdef void _reset_pool(self) noexcept nogil:
+        self.free_head = -1
+        self.bump = 0
+        self.n_used = 0
+        self.lru_head = -1
+        self.lru_tail = -1
+        self.recycled = 0
+        self.sims = 0
+        self.expansions = 0
+        self.stopped_full = False
+        self.prior_used = 0
+        self.root = self._alloc_raw()
+        self._init_node(self.root, -1, -1)
+
+    cdef int _alloc_raw(self) noexcept nogil:
+        cdef int n
+        if self.free_head >= 0:
+            n = self.free_head
+            self.free_head = self.next_sibling[n]
+        elif self.bump < self.capacity:
+            n = self.bump
+            self.bump += 1
+        else:
+            return -1
+        self.n_used += 1
+        return n
+
+    cdef void _init_node(self, int n, int par, int m) noexcept nogil:
+        self.move[n] = m
+        self.parent[n] = par
+        self.first_child[n] = -1
+        self.next_sibling[n] = -1
+        self.n_untried[n] = -1
+        self.prior_slot[n] = -1
+        self.N[n] = 0
+        self.W[n] = 0
+        self.P[n] = 0
+        self.aN[n] = 0
+        self.aW[n] = 0
+        self.NM[n] = 0
+        self.VM[n] = 0
+        self.flags[n] = 0
+        self.lru_prev[n] = -1
+        self.lru_next[n] = -1
+
+    cdef void _lru_remove(self, int n) noexcept nogil:
+        if not (self.flags[n] & IN_LRU):
+            return
+        cdef int p = self.lru_prev[n], q = self.lru_next[n]
+        if p >= 0:
+            self.lru_next[p] = q
+        else:
+            self.lru_head = q
+        if q >= 0:
+            self.lru_prev[q] = p
+        else:
+            self.lru_tail = p
+        self.flags[n] &= ~IN_LRU
+
+    cdef void _lru_push_back(self, int n) noexcept nogil:
+        self._lru_remove(n)
+        self.lru_prev[n] = self.lru_tail
+        self.lru_next[n] = -1
+        if self.lru_tail >= 0:
+            self.lru_next[self.lru_tail] = n
+        else:
+            self.lru_head = n
+        self.lru_tail = n
+        self.flags[n] |= IN_LRU
+
+    cdef void _release(self, int n) noexcept nogil:
+        """Return one node to the free list."""
+        self._lru_remove(n)
+        self.parent[n] = -1
+        self.first_child[n] = -1
+        self.next_sibling[n] = self.free_head
+        self.free_head = n
+        self.n_used -= 1
+
+    cdef void _free_children(self, int n) noexcept nogil:
+        """Free every node below n (n stays, as a leaf)."""
+        cdef int c = self.first_child[n], nxt, top = 0, x, y
+        cdef int* stack
+        if c < 0:
+            return
+        stack = <int*>malloc(self.capacity * sizeof(int))
+        while c >= 0:
+            stack[top] = c
+            top += 1
+            c = self.next_sibling[c]
+        while top:
+            top -= 1
+            x = stack[top]
+            y = self.first_child[x]
+            while y >= 0:
+                stack[top] = y
+                top += 1
+                y = self.next_sibling[y]
+            self._release(x)
+        free(stack)
+        self.first_child[n] = -1
+        self.n_untried[n] = -1
+        self._lru_remove(n)
+
+    cdef int _recycle(self) noexcept nogil:
+        """Unlink and return the least recently accessed leaf, or -1."""
+        cdef int v, c
+        while self.lru_head >= 0:
+            v = self.lru_head
+            c = self.first_child[v]
+            if c < 0:
+                self._lru_remove(v)
+                continue
+            if self.first_child[c] >= 0:
+                # invariant broken (a non-leaf child): push v back, try the next
+                self._lru_push_back(v)
+                if self.lru_head == v:
+                    return -1
+                continue
+            self.first_child[v] = self.next_sibling[c]
+            if self.n_untried[v] >= 0:
+                self.n_untried[v] += 1
+            if self.first_child[v] < 0:
+                self._lru_remove(v)
+            self.recycled += 1
+            return c
+        return -1
+
+    cdef int _new_node(self) noexcept nogil:
+        """A node for expansion, or -1 when the pool policy says no."""
+        cdef int n = self._alloc_raw()
+        if n >= 0:
+            return n
+        if self.full_policy == FULL_RECYCLE:
+            return self._recycle()
+        self.stopped_full = True
+        return -1
+
+    # ------------------------------------------------------------ tree ops
+    cdef int _legal_count(self, const board_t* b) noexcept nogil:
+        cdef int i, p, c = b.to_move, n = 1  # pass
+        for i in range(b.n_empty):
+            p = b.empty_list[i]
+            if not board_is_eye(b, p, c) and board_legal(b, p, c):
+                n += 1
+        return n
+
+    cdef int _n_children(self, int node) noexcept nogil:
+        cdef int c = self.first_child[node], k = 0
+        while c >= 0:
+            k += 1
+            c = self.next_sibling[c]
+        return k
+
+    cdef int _random_untried(self, int node, const board_t* b) noexcept nogil:
+        cdef uint8_t mark[MAXNN + 1]
+        cdef int c = self.first_child[node], i, j, p, n = b.n_empty, col = b.to_move
+        memset(mark, 0, self.nn + 1)
+        while c >= 0:
+            mark[self.move[c]] = 1
+            c = self.next_sibling[c]
+        if n:
+            j = rng_int(&self.rng, n)
+            for i in range(n):
+                p = b.empty_list[j]
+                if not mark[p] and not board_is_eye(b, p, col) and board_legal(b, p, col):
+                    return p
+                j += 1
+                if j == n:
+                    j = 0
+        if not mark[self.nn]:
+            return self.nn
+        return -1
+
+    cdef double _child_value(self, int c) noexcept nogil:
+        cdef double n = self.N[c], q, beta, lam
+        q = self.W[c] / n
+        if self.rave and self.aN[c] > 0:
+            beta = sqrt(self.rave_equiv / (3.0 * n + self.rave_equiv))
+            q = (1.0 - beta) * q + beta * self.aW[c] / self.aN[c]
+        if self.use_memory and self.NM[c] > 0:
+            # M-MCTS: (1 - lambda_s) V + lambda_s V_M, lambda_s = N_M / (N_M + N + c)
+            lam = self.NM[c] / (self.NM[c] + n + self.lambda_c)
+            q = (1.0 - lam) * q + lam * self.VM[c]
+        return q
+
+    cdef int _select(self, int node, const board_t* b, int* untried_move) noexcept nogil:
+        """Best child of node, or -1 with *untried_move set to the move to expand."""
+        cdef int c, best = -1, ties = 0, m, slot = self.prior_slot[node], nleg
+        cdef double parentN = self.N[node], logN, score, bestscore = -INFINITY, n, p, pmax, N0
+        cdef double fpu, sq
+        cdef float* pr
+        cdef uint8_t mark[MAXNN + 1]
+        untried_move[0] = -1
+        if self.n_untried[node] < 0:
+            self.n_untried[node] = self._legal_count(b) - self._n_children(node)
+            if self.n_untried[node] < 0:
+                self.n_untried[node] = 0
+        if slot < 0 and self.tree_policy == 0 and self.n_untried[node] > 0:
+            m = self._random_untried(node, b)
+            if m >= 0:
+                untried_move[0] = m
+                return -1
+            self.n_untried[node] = 0
+        logN = log(parentN if parentN > 1.0 else 1.0)
+        sq = sqrt(parentN if parentN > 1.0 else 1.0)
+        c = self.first_child[node]
+        while c >= 0:
+            n = self.N[c]
+            if n <= 0:
+                score = INFINITY
+            elif self.tree_policy == 0:
+                score = self._child_value(c) + self.K * sqrt(logN / n)
+            else:
+                score = self._child_value(c) + self.c_puct * self.P[c] * sq / (1.0 + n)
+            if score > bestscore:
+                bestscore = score
+                best = c
+                ties = 1
+            elif score == bestscore:
+                ties += 1
+                if rng_int(&self.rng, ties) == 0:
+                    best = c
+            c = self.next_sibling[c]
+        if self.n_untried[node] <= 0:
+            return best
+        if slot >= 0:
+            pr = &self.priors[slot * (self.nn + 1)]
+            memset(mark, 0, self.nn + 1)
+            c = self.first_child[node]
+            while c >= 0:
+                mark[self.move[c]] = 1
+                c = self.next_sibling[c]
+            pmax = 0
+            for m in range(self.nn + 1):
+                if pr[m] > pmax:
+                    pmax = pr[m]
+            if pmax <= 0:
+                pmax = 1
+            fpu = 1.0 - (self.W[node] / parentN if parentN > 0 else 0.5)
+            for m in range(self.nn + 1):
+                p = pr[m]
+                if p <= 0 or mark[m]:
+                    continue
+                if self.tree_policy == 0:
+                    N0 = self.cnn_strength * p / pmax
+                    score = INFINITY if N0 <= 0 else 0.5 * (1 + p / pmax) + self.K * sqrt(logN / N0)
+                else:
+                    score = fpu + self.c_puct * p * sq
+                if score > bestscore:
+                    bestscore = score
+                    best = -2 - m
+                    ties = 1
+                elif score == bestscore:
+                    ties += 1
+                    if rng_int(&self.rng, ties) == 0:
+                        best = -2 - m
+            if best <= -2:
+                untried_move[0] = -2 - best
+                return -1
+            return best
+        # PUCT without priors: untried moves share a uniform prior
+        nleg = self.n_untried[node] + self._n_children(node)
+        fpu = 1.0 - (self.W[node] / parentN if parentN > 0 else 0.5)
+        score = fpu + self.c_puct * (1.0 / nleg) * sq
+        if best < 0 or score > bestscore:
+            m = self._random_untried(node, b)
+            if m >= 0:
+                untried_move[0] = m
+                return -1
+            self.n_untried[node] = 0
+        return best
+
+    cdef int _expand(self, int node, int m, const board_t* b) noexcept nogil:
+        """Add child m under node (before the move is played); -1 if no node."""
+        cdef int n = self._new_node(), slot = self.prior_slot[node], k
+        cdef float* pr
+        cdef double pmax = 0, p, N0
+        if n < 0:
+            return -1
+        self._init_node(n, node, m)
+        self.next_sibling[n] = self.first_child[node]
+        self.first_child[node] = n
+        if self.n_untried[node] > 0:
+            self.n_untried[node] -= 1
+        if slot >= 0:
+            pr = &self.priors[slot * (self.nn + 1)]
+            for k in range(self.nn + 1):
+                if pr[k] > pmax:
+                    pmax = pr[k]
+            p = pr[m]
+            self.P[n] = p
+            if pmax > 0 and self.tree_policy == 0:
+                # Gelly & Silver initialisation, as in the M-MCTS paper
+                N0 = self.cnn_strength * p / pmax
+                self.N[n] = N0
+                self.W[n] = 0.5 * (1.0 + p / pmax) * N0
+        else:
+            k = self.n_untried[node] + self._n_children(node)
+            self.P[n] = 1.0 / (k if k > 0 else 1)
+        self.expansions += 1
+        return n
+
+    cdef int _descend(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil:
+        """Select and expand from the root; bd ends at the leaf position.
+        Returns the path length; moves[i] is the move into path[i+1] (the
+        last entry may be a stunted move with no node: then moves has one
+        more entry than path - 1, signalled by a negative return)."""
+        cdef int node = self.root, depth = 1, child, m, nxt
+        path[0] = node
+        self._lru_remove(node)
+        self.N[node] += vloss
+        while bd.passes < 2 and depth < MAXDEPTH - 1:
+            child = self._select(node, bd, &m)
+            if child >= 0:
+                moves[depth - 1] = self.move[child]
+                board_play(bd, self.move[child], bd.to_move)
+                node = child
+                path[depth] = node
+                depth += 1
+                self._lru_remove(node)
+                self.N[node] += vloss
+                continue
+            if m < 0:
+                break
+            nxt = self._expand(node, m, bd)
+            moves[depth - 1] = m
+            board_play(bd, m, bd.to_move)
+            if nxt < 0:
+                return -depth       # stunted: move played, no node
+            path[depth] = nxt
+            self.N[nxt] += vloss
+            depth += 1
+            break
+        return depth
+
+    cdef void _backup(self, int32_t* path, int depth, double black_reward, double vloss,
+                      int root_color) noexcept nogil:
+        cdef int i, n, mover
+        for i in range(depth - 1, -1, -1):
+            n = path[i]
+            mover = root_color if (i % 2 == 1) else 3 - root_color
+            self.N[n] += 1.0 - vloss
+            self.W[n] += reward_for(mover, black_reward)
+            if self.first_child[n] >= 0:
+                self._lru_push_back(n)
+
+    cdef void _amaf(self, int32_t* path, int depth, const int16_t* moves, int nmoves,
+                    double black_reward, int root_color) noexcept nogil:
+        """AMAF: every child of a path node whose move its player made later
+        in the simulation gets the outcome (Gelly & Silver's RAVE)."""
+        cdef uint8_t seen[MAXNN + 1]
+        cdef int i, j, c, col
+        cdef double r
+        for i in range(depth - 1):
+            col = root_color if i % 2 == 0 else 3 - root_color
+            memset(seen, 0, self.nn + 1)
+            j = i
+            while j < nmoves:
+                if moves[j] < self.nn:
+                    seen[moves[j]] = 1
+                j += 2
+            r = reward_for(col, black_reward)
+            c = self.first_child[path[i]]
+            while c >= 0:
+                if seen[self.move[c]]:
+                    self.aN[c] += 1
+                    self.aW[c] += r
+                c = self.next_sibling[c]
+
+    cdef double _finish(self, board_t* bd, int32_t* path, int depth, int16_t* moves,
+                        int ntree, double vloss) noexcept nogil:
+        """Rollout from bd, backup along path; returns the black reward."""
+        cdef int nroll = 0, root_color = self.root_board.to_move
+        cdef double score = run_playout(bd, &self.rng, self.rollout_fn, self.rollout_ctx, self.komi,
+                                        self.max_rollout_moves, moves + ntree, &nroll, NULL)
+        cdef double black_reward = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
+        self._backup(path, depth, black_reward, vloss, root_color)
+        if self.rave:
+            self._amaf(path, depth, moves, ntree + nroll, black_reward, root_color)
+        if self.descent_cb != NULL:
+            self.descent_cb(self.descent_ctx, moves, ntree + nroll, ntree, root_color, black_reward)
+        self.sims += 1
+        return black_reward
+
+    cdef void _after_full(self) noexcept nogil:
+        """Apply the pool policy between simulations once the pool ran out."""
+        cdef int c
+        if not self.stopped_full:
+            return
+        if self.full_policy == FULL_ENSEMBLE:
+            c = self.first_child[self.root]
+            while c >= 0:
+                self.ens_visits[self.move[c]] += self.N[c]
+                c = self.next_sibling[c]
+            self._free_children(self.root)
+            self.N[self.root] = 0
+            self.W[self.root] = 0
+            self.stopped_full = False
+        elif self.full_policy == FULL_FLATTEN:
+            c = self.first_child[self.root]
+            while c >= 0:
+                self._free_children(c)
+                c = self.next_sibling[c]
+            self.stopped_full = False
+        elif self.full_policy == FULL_FUEGO_GC:
+            if self._gc(self.gc_threshold) > 0:
+                self.stopped_full = False
+
+    cdef int _gc(self, double threshold) noexcept nogil:
+        """Fuego-style collection (SgUctTree::CopyPruneLowCount): the children
+        of a node with fewer than `threshold` visits are dropped; the root
+        keeps its children. Returns the nodes freed."""
+        cdef int before = self.n_used, top = 0, x, c
+        cdef int* stack = <int*>malloc(self.capacity * sizeof(int))
+        c = self.first_child[self.root]
+        while c >= 0:
+            stack[top] = c
+            top += 1
+            c = self.next_sibling[c]
+        while top:
+            top -= 1
+            x = stack[top]
+            if self.N[x] < threshold:
+                self._free_children(x)
+                continue
+            c = self.first_child[x]
+            while c >= 0:
+                stack[top] = c
+                top += 1
+                c = self.next_sibling[c]
+        free(stack)
+        return before - self.n_used
+
+    # ------------------------------------------------------------ Python API
+    def set_root(self, Board board):
+        """Start a new tree at board (drops the old tree)."""
+        if board.b.g.nn != self.nn:
+            raise ValueError(f"tree is for {int(sqrt(self.nn))}x{int(sqrt(self.nn))}, board is {board.size}x{board.size}")
+        board_copy(self.root_board, board.b)
+        self._reset_pool()
+        memset(self.ens_visits, 0, (self.nn + 1) * sizeof(double))
+
+    def advance(self, int m, Board board):
+        """Make the child for move m the root (tree reuse); board is the new
+        root position. Returns True if the subtree was kept."""
+        cdef int c = self.first_child[self.root], keep = -1, x, nxt
+        while c >= 0:
+            if self.move[c] == m:
+                keep = c
+                break
+            c = self.next_sibling[c]
+        if keep < 0:
+            self.set_root(board)
+            return False
+        c = self.first_child[self.root]
+        while c >= 0:
+            nxt = self.next_sibling[c]
+            if c != keep:
+                self._free_children(c)
+                self._release(c)
+            c = nxt
+        self._release(self.root)
+        self.root = keep
+        self.parent[keep] = -1
+        self.next_sibling[keep] = -1
+        self.move[keep] = -1
+        self.n_untried[keep] = -1   # superko may differ at the new root: recount
+        board_copy(self.root_board, board.b)
+        memset(self.ens_visits, 0, (self.nn + 1) * sizeof(double))
+        self.stopped_full = False
+        return True
+
+    def simulate(self, int n):
+        """Run n simulations with no evaluator; returns how many ran (fewer
+        if the pool policy 'stop' fired)."""
+        cdef board_t bd
+        cdef int32_t path[MAXDEPTH]
+        cdef int16_t moves[MAXSEQ]
+        cdef int i, depth, ntree, done = 0
+        with nogil:
+            for i in range(n):
+                if self.stopped_full and self.full_policy == FULL_STOP:
+                    break
+                board_copy(&bd, self.root_board)
+                depth = self._descend(&bd, path, moves, 0.0)
+                ntree = depth - 1
+                if depth < 0:
+                    depth = -depth
+                    ntree = depth
+                self._finish(&bd, path, depth, moves, ntree, 0.0)
+                self._after_full()
+                done += 1
+        return done
+
+    def begin_batch(self, int k):
+        """Descend k times under virtual loss; returns the new leaf nodes
+        (node ids, -1 where a descent created no node)."""
+        cdef int i, depth
+        if k > self.pend_cap:
+            k = self.pend_cap
+        leaves = []
+        for i in range(k):
+            if self.stopped_full and self.full_policy == FULL_STOP:
+                break
+            board_copy(&self.pend_boards[i], self.root_board)
+            depth = self._descend(&self.pend_boards[i], &self.pend_path[i * MAXDEPTH],
+                                  &self.pend_moves[i * MAXSEQ], self.vloss)
+            if depth < 0:
+                self.pend_len[i] = -depth
+                self.pend_nmoves[i] = -depth
+                leaves.append(-1)
+            else:
+                self.pend_len[i] = depth
+                self.pend_nmoves[i] = depth - 1
+                leaves.append(self.pend_path[i * MAXDEPTH + depth - 1] if depth > 1 else -1)
+            self.n_pend = i + 1
+        return leaves
+
+    def pending_board(self, int i):
+        """The leaf position of pending descent i, as a Board (no history)."""
+        cdef Board b = Board(int(round(sqrt(self.nn))))
+        board_copy(b.b, &self.pend_boards[i])
+        return b
+
+    def pending_path(self, int i):
+        return [self.pend_path[i * MAXDEPTH + j] for j in range(self.pend_len[i])]
+
+    def finish_batch(self):
+        """Roll out and back up every pending descent; clears the batch."""
+        cdef int i
+        for i in range(self.n_pend):
+            self._finish(&self.pend_boards[i], &self.pend_path[i * MAXDEPTH], self.pend_len[i],
+                         &self.pend_moves[i * MAXSEQ], self.pend_nmoves[i], self.vloss)
+            self._after_full()
+        self.n_pend = 0
+
+    def set_priors(self, int node, priors):
+        """Give node net priors (length nn+1, zero on illegal moves).
+        Returns False when the priors table is full."""
+        cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
+        if pr.shape[0] != self.nn + 1:
+            raise ValueError(f"priors must have {self.nn + 1} entries")
+        if node < 0 or node >= self.capacity:
+            raise ValueError("bad node")
+        if self.prior_slot[node] < 0:
+            if self.prior_used >= self.prior_rows:
+                return False
+            self.prior_slot[node] = self.prior_used
+            self.prior_used += 1
+        memcpy(&self.priors[self.prior_slot[node] * (self.nn + 1)], pr.data, (self.nn + 1) * sizeof(float))
+        return True
+
+    def reset_priors(self):
+        """Forget all priors (start of a new search keeps nodes, not rows)."""
+        cdef int i
+        for i in range(self.bump):
+            self.prior_slot[i] = -1
+        self.prior_used = 0
+
+    def memory_backup(self, int leaf, double VM, double NM, double eta):
+        """M-MCTS equation (9): back V_M(s_h), N_M(s_h) of the new node up to
+        the root with decay eta. VM is for the player who made move[leaf].
+        Deviation: values flip between plies (the paper leaves perspective
+        implicit)."""
+        cdef int n = leaf, dist = 0
+        cdef double X, R, v
+        if NM <= 0:
+            return
+        while n >= 0:
+            X = NM / (eta ** dist) if eta > 0 else NM
+            if X < 1.0:
+                X = 1.0
+            v = VM if dist % 2 == 0 else 1.0 - VM
+            R = v * X           # R = V_M(s_h) * N_M(s_h) scaled to X (eq. 9 with weight X)
+            self.NM[n] += X
+            self.VM[n] += (R - self.VM[n] * X) / self.NM[n]
+            n = self.parent[n]
+            dist += 1
+
+    # ------------------------------------------------------------ views
+    @property
+    def root_id(self):
+        return self.root
+
+    @property
+    def n_used(self):
+        return self.n_used
+
+    @property
+    def capacity(self):
+        return self.capacity
+
+    @property
+    def sims(self):
+        return self.sims
+
+    @property
+    def stopped(self):
+        return bool(self.stopped_full and self.full_policy == FULL_STOP)
+
+    def stats(self):
+        return {"capacity": self.capacity, "used": self.n_used, "recycled": self.recycled,
+                "expansions": self.expansions, "sims": self.sims,
+                "policy": [k for k, v in FULL_POLICIES.items() if v == self.full_policy][0],
+                "bytes_per_node": BYTES_PER_NODE, "full": self.n_used >= self.capacity}
+
+    def node(self, int n):
+        """Statistics of node n as a dict."""
+        return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "P": self.P[n],
+                "aN": self.aN[n], "NM": self.NM[n], "VM": self.VM[n], "parent": self.parent[n]}
+
+    def children(self, int n=-1):
+        """(move, N, W, P, NM, VM) of every child of n (root by default)."""
+        if n < 0:
+            n = self.root
+        out = []
+        cdef int c = self.first_child[n]
+        while c >= 0:
+            out.append((self.move[c], self.N[c], self.W[c], self.P[c], self.NM[c], self.VM[c], c))
+            c = self.next_sibling[c]
+        return out
+
+    def best_child(self, int n):
+        cdef int c = self.first_child[n], best = -1
+        cdef double bn = -1
+        while c >= 0:
+            if self.N[c] > bn:
+                bn = self.N[c]
+                best = c
+            c = self.next_sibling[c]
+        return best
+
+    def pv(self, int n, int max_len=20):
+        """Most-visited line from node n (n's own move excluded)."""
+        out = []
+        c = self.best_child(n)
+        while c >= 0 and len(out) < max_len:
+            out.append(self.move[c])
+            c = self.best_child(c)
+        return out
+
+    def ensemble_visits(self):
+        return [self.ens_visits[m] for m in range(self.nn + 1)]
+
+    def check_invariants(self):
+        """Walk the tree: every node reachable once, counts consistent.
+        Returns the number of reachable nodes (tests)."""
+        seen = set()
+        stack = [self.root]
+        while stack:
+            x = stack.pop()
+            assert x not in seen, "node reached twice"
+            seen.add(x)
+            c = self.first_child[x]
+            while c >= 0:
+                assert self.parent[c] == x, "parent link broken"
+                stack.append(c)
+                c = self.next_sibling[c]
+        assert len(seen) == self.n_used, f"{len(seen)} reachable, {self.n_used} in use"
+        return len(seen)
+
+    def lru_order(self):
+        out = []
+        x = self.lru_head
+        while x >= 0:
+            out.append(x)
+            x = self.lru_next[x]
+        return out

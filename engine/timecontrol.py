@@ -1,0 +1,235 @@
+"""Clocks and the thinking time of one move.
+
+Systems (GTP 2 ``time_settings`` and KGS ``kgs-time_settings``):
+
+- ``none``: no limit; the search uses its playout / seconds budget.
+- ``absolute``: main time only (``time_settings M 0 0``).
+- ``canadian``: main time, then byo-yomi periods of ``byo_time`` seconds for
+  ``byo_stones`` stones (``time_settings M B S`` with S > 0).
+- ``byoyomi`` (Japanese, KGS only): main time, then ``periods`` periods of
+  ``byo_time`` seconds each; a move within a period keeps the period.
+
+``time_settings M B 0`` with B > 0 means "no time limit" (GTP 2 spec,
+section 6.3.3; GoGui sends ``time_settings 0 1 0`` when no clock runs).
+
+``time_left COLOR T S``: S = 0 means T seconds of main time remain; S > 0
+means byo-yomi with T seconds for S stones (Canadian) or T seconds of the
+current period with S periods left (Japanese, KGS's convention).  Without
+``time_left`` (gomill twogtp, GoGui's twogtp) the clock is kept from the
+time the engine itself spent (:meth:`Clock.spend`).
+
+:meth:`TimeControl.seconds_for_move` never plans to overrun: it takes a
+share (``cfg.time.main_fraction``) of the remaining main time, in
+byo-yomi the period's time per stone, and always keeps
+``cfg.time.safety_margin`` seconds back for overhead and transport.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SYSTEMS = ("none", "absolute", "canadian", "byoyomi")
+
+
+class TimeError(ValueError):
+    """Bad time settings (negative values, unknown system)."""
+
+
+@dataclass
+class Clock:
+    """One player's clock."""
+    main: float = 0.0            # main time left
+    byo: float = 0.0             # time left in the current byo-yomi period
+    stones: int = 0              # Canadian: stones left in this period
+    periods: int = 0             # Japanese: periods left
+    in_byoyomi: bool = False
+
+
+class TimeControl:
+    """The time system of a game and both players' clocks.
+
+    Margins come from ``cfg.time`` (``main_fraction``, ``safety_margin``,
+    ``min_seconds``) or the keyword arguments.
+    """
+
+    def __init__(self, main_fraction=0.05, safety_margin=0.3, min_seconds=0.05):
+        self.main_fraction = main_fraction
+        self.safety_margin = safety_margin
+        self.min_seconds = min_seconds
+        self.set_none()
+
+    @classmethod
+    def from_config(cls, cfg):
+        t = cfg.time
+        return cls(t.main_fraction, t.safety_margin, t.min_seconds)
+
+    # ------------------------------------------------------------ settings
+    def set_none(self):
+        self.system = "none"
+        self.main_time = 0.0
+        self.byo_time = 0.0
+        self.byo_stones = 0
+        self.byo_periods = 0
+        self.reset()
+
+    def set_gtp(self, main_time, byo_time, byo_stones):
+        """GTP ``time_settings``. Values are numbers (seconds, stones)."""
+        main_time, byo_time = float(main_time), float(byo_time)
+        byo_stones = int(byo_stones)
+        if main_time < 0 or byo_time < 0 or byo_stones < 0:
+            raise TimeError("time settings must not be negative")
+        if byo_stones == 0 and byo_time > 0:
+            self.set_none()              # GTP: no time limit
+            return
+        if byo_stones == 0 or byo_time == 0:
+            if main_time == 0 and byo_time == 0 and byo_stones > 0:
+                raise TimeError("byo-yomi of 0 seconds for stones is not playable")
+            self._set("absolute", main_time, 0.0, 0, 0)
+            return
+        self._set("canadian", main_time, byo_time, byo_stones, 0)
+
+    def set_kgs(self, system, *args):
+        """``kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S``."""
+        system = system.lower()
+        want = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        if system not in want:
+            raise TimeError(f"unknown time system '{system}' (none, absolute, byoyomi, canadian)")
+        if len(args) != want[system]:
+            raise TimeError(f"kgs-time_settings {system} takes {want[system]} values")
+        vals = [float(a) for a in args]
+        if any(v < 0 for v in vals):
+            raise TimeError("time settings must not be negative")
+        if system == "none":
+            self.set_none()
+        elif system == "absolute":
+            self._set("absolute", vals[0], 0.0, 0, 0)
+        elif system == "byoyomi":
+            main, t, p = vals[0], vals[1], int(vals[2])
+            if p == 0 or t == 0:
+                self._set("absolute", main, 0.0, 0, 0)
+            else:
+                self._set("byoyomi", main, t, 0, p)
+        else:
+            main, t, s = vals[0], vals[1], int(vals[2])
+            if s == 0 or t == 0:
+                self._set("absolute", main, 0.0, 0, 0)
+            else:
+                self._set("canadian", main, t, s, 0)
+
+    def _set(self, system, main, byo_time, byo_stones, periods):
+        self.system = system
+        self.main_time = main
+        self.byo_time = byo_time
+        self.byo_stones = byo_stones
+        self.byo_periods = periods
+        self.reset()
+
+    def reset(self):
+        """Fresh clocks for a new game."""
+        self.clocks = {c: self._fresh() for c in (1, 2)}
+
+    def _fresh(self):
+        c = Clock(main=self.main_time)
+        if self.main_time <= 0 and self.system in ("canadian", "byoyomi"):
+            self._enter_byoyomi(c)
+        return c
+
+    def _enter_byoyomi(self, c):
+        c.in_byoyomi = True
+        c.main = 0.0
+        c.byo = self.byo_time
+        c.stones = self.byo_stones
+        c.periods = self.byo_periods
+
+    @property
+    def limited(self):
+        return self.system != "none"
+
+    def describe(self):
+        if self.system == "none":
+            return "no time limit"
+        if self.system == "absolute":
+            return f"absolute {self.main_time:g}s"
+        if self.system == "canadian":
+            return f"canadian {self.main_time:g}s + {self.byo_time:g}s/{self.byo_stones} stones"
+        return f"byoyomi {self.main_time:g}s + {self.byo_periods}x{self.byo_time:g}s"
+
+    # ------------------------------------------------------------ clocks
+    def time_left(self, color, seconds, stones):
+        """GTP ``time_left``: what the controller says is left."""
+        seconds, stones = float(seconds), int(stones)
+        if seconds < 0 or stones < 0:
+            raise TimeError("time left must not be negative")
+        c = self.clocks[color]
+        if stones == 0:
+            c.main, c.in_byoyomi = seconds, False
+            if self.system == "none":
+                return
+        else:
+            c.in_byoyomi = True
+            c.main = 0.0
+            c.byo = seconds
+            if self.system == "byoyomi":
+                c.periods = stones
+            else:
+                c.stones = stones
+        if self.system == "none":
+            # a clock is running although no settings came: treat as Canadian
+            # (stones > 0) or absolute (stones == 0) with these values
+            self.system = "canadian" if stones else "absolute"
+
+    def spend(self, color, seconds):
+        """Charge ``seconds`` of thinking to ``color``'s clock (used when the
+        controller sends no time_left)."""
+        if self.system == "none":
+            return
+        c = self.clocks[color]
+        if not c.in_byoyomi:
+            if seconds <= c.main:
+                c.main -= seconds
+                return
+            seconds -= c.main
+            c.main = 0.0
+            if self.system == "absolute":
+                return
+            self._enter_byoyomi(c)
+        if self.system == "canadian":
+            c.byo -= seconds
+            c.stones -= 1
+            if c.stones <= 0:
+                c.byo, c.stones = self.byo_time, self.byo_stones
+        elif self.system == "byoyomi":
+            while seconds > c.byo and c.periods > 1:
+                seconds -= c.byo
+                c.periods -= 1
+            c.byo = self.byo_time
+
+    # ------------------------------------------------------------ budget
+    def seconds_for_move(self, color, moves_played=0):
+        """Seconds to think for ``color``'s next move, or None for no limit.
+
+        Never more than the clock allows minus ``safety_margin``; at least
+        ``min_seconds`` unless even that would overrun (then the remaining
+        time minus the margin, but no less than 10 ms)."""
+        if self.system == "none":
+            return None
+        c = self.clocks[color]
+        m = self.safety_margin
+        if not c.in_byoyomi and c.main > 0:
+            share = c.main * self.main_fraction
+            cap = c.main - m
+            if self.system == "canadian":
+                per_stone = self.byo_time / self.byo_stones - m
+                share = max(share, per_stone)
+                cap = c.main + per_stone      # main runs out, the rest comes from the period
+            elif self.system == "byoyomi":
+                per = self.byo_time - m
+                share = max(share, per)
+                cap = c.main + per
+            t = min(max(share, self.min_seconds), cap)
+        elif self.system == "absolute":
+            t = c.main - m
+        elif self.system == "canadian":
+            t = c.byo / max(c.stones, 1) - m
+        else:  # byoyomi: each move may use one period
+            t = c.byo - m
+        return max(t, 0.01)

@@ -1,0 +1,343 @@
+"""Tests of the M-MCTS value memory (engine/memory.py).
+
+Xiao, Mei and Mueller, "Memory-Augmented Monte Carlo Tree Search",
+AAAI 2018: feature hashing, SimHash top-M queries, equation (8) weights,
+N_M = sum k_i N_i, and least-recently-used replacement.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+
+from engine.memory import FeatureHasher, Memory, MemoryConfig, memory_value
+
+
+def small_config(**overrides) -> MemoryConfig:
+    """A fast config: small D and capacity, paper SimHash layout."""
+    values = dict(memory_size=200, M=10, tau=0.1, D=256, hash_tables=8,
+                  hash_bits=16, probe_radius=1, seed=0)
+    values.update(overrides)
+    return MemoryConfig(**values)
+
+
+def unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+# ----------------------------------------------------------------------
+# configuration
+@pytest.mark.parametrize("overrides, key", [
+    (dict(memory_size=50, M=60), "memory.M"),
+    (dict(tau=0.0), "memory.tau"),
+    (dict(tau=-1.0), "memory.tau"),
+    (dict(tau=float("nan")), "memory.tau"),
+    (dict(hash_bits=0), "memory.hash_bits"),
+    (dict(hash_bits=33), "memory.hash_bits"),
+    (dict(probe_radius=3), "memory.probe_radius"),
+    (dict(probe_radius=-1), "memory.probe_radius"),
+    (dict(memory_size=0, M=1), "memory.memory_size"),
+    (dict(M=0), "memory.M"),
+    (dict(D=0), "memory.D"),
+    (dict(hash_tables=0), "memory.hash_tables"),
+])
+def test_bad_config_raises_naming_key(overrides, key):
+    with pytest.raises(ValueError, match=key.replace(".", r"\.")):
+        MemoryConfig(**overrides)
+
+
+def test_m_greater_than_memory_size_message():
+    with pytest.raises(ValueError) as err:
+        MemoryConfig(memory_size=50, M=60)
+    assert str(err.value) == ("memory.M (60) must not exceed "
+                              "memory.memory_size (50)")
+
+
+def test_defaults_are_the_papers():
+    c = MemoryConfig()
+    assert (c.memory_size, c.M, c.tau, c.D) == (10000, 50, 0.1, 4096)
+    assert (c.hash_tables, c.hash_bits, c.probe_radius) == (8, 16, 1)
+
+
+def test_from_dict_rejects_unknown_key():
+    assert MemoryConfig.from_dict({"M": 20}).M == 20
+    with pytest.raises(ValueError, match=r"memory\.K"):
+        MemoryConfig.from_dict({"K": 3})
+
+
+# ----------------------------------------------------------------------
+# feature hashing
+def test_feature_hashing_deterministic_per_seed():
+    x = np.random.default_rng(1).standard_normal((3, 300))
+    a = FeatureHasher(300, 128, seed=7)(x)
+    b = FeatureHasher(300, 128, seed=7)(x)
+    c = FeatureHasher(300, 128, seed=8)(x)
+    assert a.shape == (3, 128) and a.dtype == np.float32
+    np.testing.assert_array_equal(a, b)
+    assert not np.allclose(a, c)
+    np.testing.assert_allclose(np.linalg.norm(a, axis=1), 1.0, atol=1e-5)
+    # batched == one at a time; input scale does not matter
+    h = FeatureHasher(300, 128, seed=7)
+    for i in range(3):
+        np.testing.assert_allclose(h(x[i]), a[i], atol=1e-6)
+        np.testing.assert_allclose(h(5.0 * x[i]), a[i], atol=1e-6)
+
+
+def test_feature_hashing_is_signed_bucket_sum():
+    h = FeatureHasher(50, 16, seed=3)
+    x = np.random.default_rng(2).standard_normal(50)
+    expected = np.zeros(16)
+    for j in range(50):
+        expected[h.buckets[j]] += h.signs[j] * x[j]
+    np.testing.assert_allclose(h(x), unit(expected), atol=1e-6)
+    assert set(np.unique(h.signs)) <= {-1.0, 1.0}
+    assert h.buckets.min() >= 0 and h.buckets.max() < 16
+
+
+def test_feature_hashing_preserves_inner_products():
+    """E[cos(phi(a), phi(b))] = cos(zeta(a), zeta(b)) (paper, section 4),
+    up to sampling noise, over random hash functions and pairs."""
+    rng = np.random.default_rng(0)
+    L, D = 2592, 1024
+    errors = []
+    for seed in range(40):
+        h = FeatureHasher(L, D, seed=seed)
+        a = unit(rng.standard_normal((16, L)))
+        noise = unit(rng.standard_normal((16, L)))
+        c = rng.uniform(-0.9, 0.9, size=(16, 1))
+        b = c * a + np.sqrt(1 - c ** 2) * unit(noise - (noise * a).sum(
+            1, keepdims=True) * a)
+        true = (a * b).sum(1)
+        hashed = (h(a) * h(b)).sum(1)
+        errors.append(hashed - true)
+    errors = np.concatenate(errors)
+    assert abs(errors.mean()) < 0.005          # unbiased
+    assert np.abs(errors).max() < 0.15         # and concentrated
+    assert errors.std() < 2.0 / math.sqrt(D)
+
+
+# ----------------------------------------------------------------------
+# equation (8)
+def test_memory_value_matches_equation_8():
+    sims = np.array([0.9, 0.5, -0.2])
+    V = np.array([0.8, 0.1, 0.5])
+    N = np.array([10.0, 3.0, 7.0])
+    tau = 0.1
+    e = np.exp(sims / tau)                 # exp(-d/tau), d = -cos
+    w = N * e / (N * e).sum()              # equation (8)
+    k = e / e.sum()                        # kernel after equation (8)
+    v_m, n_m = memory_value(sims, V, N, tau)
+    assert v_m == pytest.approx(float(w @ V), rel=1e-12)
+    assert n_m == pytest.approx(float(k @ N), rel=1e-12)
+
+
+def test_memory_value_stable_and_degenerate_cases():
+    v_m, n_m = memory_value(np.array([1.0, 0.99]), np.array([1.0, 0.0]),
+                            np.array([1.0, 1.0]), tau=1e-6)
+    assert v_m == pytest.approx(1.0) and n_m == pytest.approx(1.0)
+    # all N = 0: (8) is 0/0, kernel weights are used, N_M = 0
+    v_m, n_m = memory_value(np.array([0.5, 0.5]), np.array([0.2, 0.4]),
+                            np.zeros(2), tau=0.1)
+    assert v_m == pytest.approx(0.3) and n_m == 0.0
+    assert memory_value(np.array([]), np.array([]), np.array([]), 0.1) \
+        == (0.0, 0.0)
+
+
+# ----------------------------------------------------------------------
+# memory operations
+def test_empty_memory_query():
+    mem = Memory(small_config(), in_dim=32)
+    phi = mem.phi(np.ones(32))
+    assert mem.query(phi) == (0.0, 0.0, 0)
+    assert mem.query_exact(phi) == (0.0, 0.0, 0)
+    assert len(mem) == 0 and 123 not in mem
+
+
+def test_stored_phi_returns_its_own_value():
+    rng = np.random.default_rng(0)
+    mem = Memory(small_config(tau=0.01), in_dim=64)
+    zetas = rng.standard_normal((100, 64))
+    values = rng.uniform(0, 1, 100)
+    for i in range(100):
+        assert mem.add(i, zetas[i], values[i], 5 + i)
+    assert len(mem) == 100
+    for i in range(0, 100, 7):
+        phi = mem.phi(zetas[i])
+        v_m, n_m, n = mem.query(phi)
+        assert n >= 1
+        assert v_m == pytest.approx(values[i], abs=1e-3)
+        assert n_m == pytest.approx(5 + i, rel=1e-3)
+        v_e, n_e, _ = mem.query_exact(phi)
+        assert v_e == pytest.approx(values[i], abs=1e-3)
+        # excluding itself, it is no longer found as a perfect match
+        keys, sims = mem.neighbours(phi, exact=True, exclude_key=i)
+        assert i not in keys and sims.max() < 0.9
+
+
+def test_query_equals_exact_when_every_entry_is_a_candidate():
+    # One-bit codes with probe radius 1: every bin is probed.
+    cfg = small_config(hash_bits=1, hash_tables=1, M=7)
+    rng = np.random.default_rng(3)
+    mem = Memory(cfg, in_dim=40)
+    values = rng.random(60)
+    counts = rng.integers(0, 9, 60).astype(float)
+    for i in range(60):
+        mem.add(i, rng.standard_normal(40), values[i], counts[i])
+    for _ in range(10):
+        phi = mem.phi(rng.standard_normal(40))
+        keys, sims = mem.neighbours(phi, exact=True)
+        # equation (8) by hand over the exact top M
+        e = np.exp(sims.astype(float) / cfg.tau)
+        w = counts[keys] * e / (counts[keys] * e).sum()
+        k = e / e.sum()
+        got = mem.query(phi)
+        want = mem.query_exact(phi)
+        assert got[2] == want[2] == 7
+        assert got[0] == pytest.approx(want[0], rel=1e-6, abs=1e-9)
+        assert got[1] == pytest.approx(want[1], rel=1e-6, abs=1e-9)
+        assert got[0] == pytest.approx(float(w @ values[keys]), rel=1e-5)
+        assert got[1] == pytest.approx(float(k @ counts[keys]), rel=1e-5)
+
+
+def test_simhash_agrees_with_exact_on_clustered_data():
+    rng = np.random.default_rng(5)
+    L, clusters, per = 128, 20, 40
+    cfg = small_config(memory_size=1000, M=20, D=512)
+    mem = Memory(cfg, in_dim=L)
+    centres = unit(rng.standard_normal((clusters, L)))
+    cluster_value = rng.uniform(0, 1, clusters)
+    spread = 0.25 / math.sqrt(L)
+    key = 0
+    for c in range(clusters):
+        pts = centres[c] + spread * rng.standard_normal((per, L))
+        vals = cluster_value[c] + 0.05 * rng.standard_normal(per)
+        counts = rng.integers(1, 50, per)
+        phis = mem.phi(pts)
+        for p, v, n in zip(phis, vals, counts):
+            mem.add_phi(key, p, v, n)
+            key += 1
+    recalls, errors = [], []
+    for c in range(clusters):
+        phi = mem.phi(centres[c] + spread * rng.standard_normal(L))
+        approx_keys, _ = mem.neighbours(phi)
+        exact_keys, _ = mem.neighbours(phi, exact=True)
+        recalls.append(len(set(approx_keys) & set(exact_keys)) / cfg.M)
+        v_a, n_a, found = mem.query(phi)
+        v_e, n_e, _ = mem.query_exact(phi)
+        assert found > 0
+        errors.append(abs(v_a - v_e))
+    assert np.mean(recalls) >= 0.8
+    assert np.mean(errors) < 0.02 and max(errors) < 0.1
+    stats = mem.stats()
+    assert stats["queries"] == clusters and stats["hits"] == clusters
+    assert 0 < stats["mean_candidates"] < len(mem)
+
+
+def test_add_existing_key_only_updates():
+    rng = np.random.default_rng(0)
+    mem = Memory(small_config(), in_dim=32)
+    za, zb = rng.standard_normal(32), rng.standard_normal(32)
+    assert mem.add(42, za, 0.25, 4) is True
+    assert mem.add(42, zb, 0.75, 8) is False
+    assert len(mem) == 1 and 42 in mem
+    v, n, found = mem.query_exact(mem.phi(za))
+    assert (v, n, found) == (pytest.approx(0.75), pytest.approx(8.0), 1)
+    keys, sims = mem.neighbours(mem.phi(za), exact=True)
+    assert keys == [42] and sims[0] == pytest.approx(1.0, abs=1e-5)
+    # add_phi with a key given as a numpy integer hits the same entry
+    assert mem.add_phi(np.uint64(42), mem.phi(zb), 0.5, 2) is False
+    assert len(mem) == 1
+
+
+def test_update():
+    rng = np.random.default_rng(0)
+    mem = Memory(small_config(), in_dim=32)
+    z = rng.standard_normal(32)
+    assert mem.update(7, 0.5, 3) is False and len(mem) == 0
+    mem.add(7, z, 0.1, 1)
+    assert mem.update(7, 0.9, 30) is True
+    assert mem.query_exact(mem.phi(z))[:2] == (pytest.approx(0.9),
+                                               pytest.approx(30.0))
+
+
+def test_lru_evicts_least_recently_used():
+    rng = np.random.default_rng(0)
+    mem = Memory(small_config(memory_size=5, M=1), in_dim=32)
+    zetas = rng.standard_normal((9, 32))
+    for k in range(5):
+        mem.add(k, zetas[k], 0.0, 1)
+    mem.update(0, 0.5, 2)               # touched: update
+    mem.add(2, zetas[2], 0.5, 2)        # touched: add of a stored key
+    assert mem.query(mem.phi(zetas[1]))[2] == 1   # touched: queried (M=1)
+    assert mem.neighbours(mem.phi(zetas[1]))[0] == [1]
+    # untouched: 3 (older), 4 -> replaced first, then 0, 2, 1 in touch order
+    expected_evictions = [3, 4, 0, 2]
+    for k, gone in zip(range(5, 9), expected_evictions):
+        assert mem.add(k, zetas[k], 0.0, 1)
+        assert gone not in mem and k in mem and len(mem) == 5
+    assert set(mem._key_to_slot) == {1, 5, 6, 7, 8}
+    # evicted entries are gone from the SimHash bins as well
+    for gone in expected_evictions:
+        keys, _ = mem.neighbours(mem.phi(zetas[gone]))
+        assert gone not in keys
+    total = sum(len(b) for b in mem._buckets.values())
+    assert total == len(mem) * mem.config.hash_tables
+    assert mem.stats()["evictions"] == 4
+
+
+def test_lru_matches_reference_model():
+    """Random add/update traffic against an OrderedDict LRU, with a
+    capacity above the eviction batch so the lazy queue is exercised."""
+    rng = np.random.default_rng(11)
+    cap = 300
+    mem = Memory(small_config(memory_size=cap, D=16, hash_bits=8), in_dim=8)
+    model: OrderedDict[int, None] = OrderedDict()
+    next_key = 0
+    zeta = np.ones(8)
+    for step in range(4000):
+        r = rng.random()
+        if r < 0.5 or not model:
+            key = next_key
+            next_key += 1
+            mem.add(key, zeta + rng.standard_normal(8), 0.0, 1)
+            model[key] = None
+            if len(model) > cap:
+                model.popitem(last=False)
+        else:
+            key = list(model)[rng.integers(0, len(model))]
+            if r < 0.75:
+                mem.update(key, 1.0, 2)
+            else:
+                mem.add(key, zeta, 1.0, 2)
+            model.move_to_end(key)
+        if step % 250 == 0 or step > 3900:
+            assert set(mem._key_to_slot) == set(model)
+    assert len(mem) == cap
+
+
+def test_clear_and_stats():
+    rng = np.random.default_rng(0)
+    mem = Memory(small_config(), in_dim=16)
+    for k in range(20):
+        mem.add(k, rng.standard_normal(16), 0.5, 1)
+    mem.query(mem.phi(rng.standard_normal(16)))
+    s = mem.stats()
+    assert s["entries"] == 20 and s["capacity"] == 200 and s["queries"] == 1
+    mem.clear()
+    assert len(mem) == 0 and 3 not in mem and mem.stats()["queries"] == 0
+    assert mem.query(mem.phi(np.ones(16))) == (0.0, 0.0, 0)
+    mem.add(3, np.ones(16), 0.5, 1)
+    assert mem.query(mem.phi(np.ones(16)))[2] == 1
+
+
+def test_tiny_tau_is_finite():
+    rng = np.random.default_rng(4)
+    mem = Memory(small_config(tau=1e-30, hash_bits=1, hash_tables=1, M=5),
+                 in_dim=16)
+    for k in range(30):
+        mem.add(k, rng.standard_normal(16), rng.random(), 3)
+    v, n, found = mem.query(mem.phi(rng.standard_normal(16)))
+    assert found == 5 and math.isfinite(v) and n == pytest.approx(3.0)
