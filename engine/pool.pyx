@@ -563,6 +563,7 @@ cdef class Tree:
     cdef void _after_full(self) noexcept nogil:
         """Apply the pool policy between simulations once the pool ran out."""
         cdef int c
+        cdef double thr
         if not self.stopped_full:
             return
         if self.full_policy == FULL_ENSEMBLE:
@@ -581,8 +582,13 @@ cdef class Tree:
                 c = self.next_sibling[c]
             self.stopped_full = False
         elif self.full_policy == FULL_FUEGO_GC:
-            if self._gc(self.gc_threshold) > 0:
-                self.stopped_full = False
+            # as Fuego: double the threshold until at most half the pool is used
+            thr = self.gc_threshold
+            self._gc(thr)
+            while self.n_used > self.capacity // 2 and thr < 1e12:
+                thr *= 2
+                self._gc(thr)
+            self.stopped_full = False
 
     cdef int _gc(self, double threshold) noexcept nogil:
         """Fuego-style collection (SgUctTree::CopyPruneLowCount): the children

@@ -202,11 +202,16 @@ def test_query_equals_exact_when_every_entry_is_a_candidate():
         assert got[1] == pytest.approx(float(k @ counts[keys]), rel=1e-5)
 
 
-def test_simhash_agrees_with_exact_on_clustered_data():
+@pytest.mark.parametrize("D, simhash_dim, folded", [
+    (512, None, False),     # Charikar on phi itself
+    (2048, 512, True),      # default: hyperplanes on a signed fold of phi
+])
+def test_simhash_agrees_with_exact_on_clustered_data(D, simhash_dim, folded):
     rng = np.random.default_rng(5)
     L, clusters, per = 128, 20, 40
-    cfg = small_config(memory_size=1000, M=20, D=512)
-    mem = Memory(cfg, in_dim=L)
+    cfg = small_config(memory_size=1000, M=20, D=D)
+    mem = Memory(cfg, in_dim=L, simhash_dim=simhash_dim)
+    assert (mem.simhash_dim < D) == folded
     centres = unit(rng.standard_normal((clusters, L)))
     cluster_value = rng.uniform(0, 1, clusters)
     spread = 0.25 / math.sqrt(L)
@@ -341,3 +346,23 @@ def test_tiny_tau_is_finite():
         mem.add(k, rng.standard_normal(16), rng.random(), 3)
     v, n, found = mem.query(mem.phi(rng.standard_normal(16)))
     assert found == 5 and math.isfinite(v) and n == pytest.approx(3.0)
+
+
+@pytest.mark.parametrize("simhash_dim", [None, 512])
+def test_simhash_bit_disagreement_is_angle_over_pi(simhash_dim):
+    """Charikar: Pr[bit differs] = theta / pi for the angle theta."""
+    rng = np.random.default_rng(9)
+    cfg = small_config(D=2048)
+    mem = Memory(cfg, in_dim=512, simhash_dim=simhash_dim)
+    bits = cfg.hash_tables * cfg.hash_bits
+    for c in (0.95, 0.5, 0.0):
+        a = unit(rng.standard_normal((60, 512)))
+        n = rng.standard_normal((60, 512))
+        n = unit(n - (n * a).sum(1, keepdims=True) * a)
+        b = c * a + math.sqrt(1 - c * c) * n
+        pa, pb = mem.phi(a), mem.phi(b)
+        xor = mem.codes(pa) ^ mem.codes(pb)
+        differing = sum(bin(int(v)).count("1") for v in xor.ravel())
+        theta = np.arccos(np.clip((pa * pb).sum(1), -1, 1)).mean()
+        assert differing / (60 * bits) == pytest.approx(theta / np.pi,
+                                                        abs=0.03)

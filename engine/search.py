@@ -1,0 +1,318 @@
+"""The MCTS driver.  Start here.
+
+One simulation is ``select -> expand -> rollout -> backup`` (the loop lives
+in ``engine/pool.pyx``, in nogil Cython):
+
+* select: UCB1 with ``K = 0.7`` on rewards in [0, 1], ties at random
+  (Powley et al., section 2), or PUCT ``Q + c_puct P sqrt(N_parent)/(1+N)``
+  (AlphaGo), optionally blended with RAVE/AMAF and the M-MCTS memory value
+  ``(1 - lambda_s) V + lambda_s V_M`` (Xiao et al., section 5);
+* expand: one node per simulation, the first move chosen that is not yet in
+  the tree; with net priors it starts at ``V = 0.5 (1 + p/p_max)``,
+  ``N = cnn_strength p/p_max`` (Gelly & Silver; the M-MCTS baseline);
+* rollout: ``board_ext`` playout with the configured policy (random, expert,
+  or BHRF in front of either);
+* backup: N and W along the path; the memory's V_M with decay ``eta``
+  (equation 9).
+
+This module drives that loop: budgets and time, batched net calls under
+virtual loss for the first ``dcnn_nodes`` nodes, tree reuse, pass/resign
+rules, and analysis for GUIs.  It never imports torch.
+
+State groups (as KataGo's search.h): constant config (``self.cfg``),
+external objects (``self.evaluator``, ``self.memory``, ``self.bhrf``), and
+the mutable tree (``self.tree``, ``self.root_board``).
+"""
+import math
+import threading
+import time
+from dataclasses import dataclass, field
+
+from board_ext.board import Board
+from engine.pool import Tree
+
+RESIGN = -1
+
+
+@dataclass
+class SearchResult:
+    move: int                 # flat point, size*size = pass, RESIGN = -1
+    winrate: float            # for the side to move at the root
+    visits: int               # root visits (excluding prior visits)
+    playouts: int             # simulations run by this search
+    seconds: float
+    pv: list = field(default_factory=list)
+    stopped_by: str = ""      # budget | time | early | pool | interrupt
+
+
+class Search:
+    """MCTS over a memory-bounded node pool.
+
+    Args:
+        cfg: engine.config.Config.
+        evaluator: an Evaluator (engine/evaluator.py) or None.
+        memory: an engine.memory.Memory for M-MCTS, or None.
+    """
+
+    def __init__(self, cfg, evaluator=None, memory=None):
+        self.cfg = cfg
+        self.evaluator = evaluator
+        self.memory = memory
+        self.bhrf = None
+        self.tree = None
+        self.root_board = None
+        self.komi = 7.5
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self.last_result = None
+        self._seed = cfg.search.seed or (int(time.time() * 1e6) & 0x7FFFFFFF)
+        self._nets_asked = 0
+
+    # ---------------------------------------------------------------- setup
+    @property
+    def seed(self):
+        return self._seed
+
+    def _new_tree(self, size):
+        c = self.cfg
+        t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
+                 batch=c.search.batch_size, seed=self._seed)
+        t.configure(K=c.search.K, c_puct=c.search.c_puct, tree_policy=c.search.policy,
+                    rave=c.search.rave, rave_equiv=c.search.rave_equiv,
+                    cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
+                    komi=self.komi, rollout="random" if c.search.rollout == "bhrf" else c.search.rollout,
+                    max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
+                    use_memory=self.memory is not None, lambda_c=c.memory.lambda_c)
+        if self.bhrf is not None:
+            self.bhrf.attach(t)
+        return t
+
+    def set_position(self, board, komi):
+        """Search from board next; keeps the subtree if board follows the
+        previous root by one or two moves."""
+        board = board.copy()
+        if self.tree is None or self.root_board is None or board.size != self.root_board.size \
+                or komi != self.komi:
+            self.komi = komi
+            self.tree = self._new_tree(board.size)
+            self.tree.set_root(board)
+            self.root_board = board
+            return False
+        old = self.root_board
+        k = board.move_count - old.move_count
+        reused = False
+        if self.cfg.search.reuse_tree and k in (1, 2) and len(board.last_moves) >= k:
+            seq = list(reversed(board.last_moves[:k]))
+            trial = old.copy()
+            try:
+                for m in seq:
+                    trial.play(m)
+                ok = trial.hash == board.hash and trial.position_hash == board.position_hash
+            except ValueError:
+                ok = False
+            if ok:
+                mid = old.copy()
+                reused = True
+                for m in seq:
+                    mid.play(m)
+                    reused = self.tree.advance(m, mid) and reused
+                if not reused:
+                    self.tree.set_root(board)
+        if not reused:
+            self.tree.set_root(board)
+        self.tree.reset_priors()
+        self.root_board = board
+        return reused
+
+    def clear(self):
+        self.tree = None
+        self.root_board = None
+        if self.memory is not None:
+            self.memory.clear()
+        if self.bhrf is not None:
+            self.bhrf.clear()
+
+    def set_pool_size(self, n):
+        from engine import config as config_mod
+        self.cfg = config_mod.replace(self.cfg, **{"pool.pool_size": n})
+        if self.root_board is not None:
+            self.tree = self._new_tree(self.root_board.size)
+            self.tree.set_root(self.root_board)
+
+    def pool_stats(self):
+        if self.tree is None:
+            return {"capacity": self.cfg.pool.pool_size, "used": 0, "recycled": 0,
+                    "policy": self.cfg.pool.full_policy, "bytes_per_node": None}
+        return self.tree.stats()
+
+    def stop(self):
+        self._stop.set()
+
+    # ---------------------------------------------------------------- run
+    def _want_net(self):
+        return self.evaluator is not None and (
+            self._nets_asked < self.cfg.prior.dcnn_nodes or self.memory is not None)
+
+    def _evaluate(self, nodes, boards):
+        want = self.memory is not None
+        priors, feats = self.evaluator.evaluate(boards, want_features=want)
+        for i, (node, b) in enumerate(zip(nodes, boards)):
+            if self._nets_asked < self.cfg.prior.dcnn_nodes:
+                if self.tree.set_priors(node, priors[i]):
+                    self._nets_asked += 1
+            if want and feats is not None:
+                self._memory_step(node, b, feats[i])
+
+    def _memory_step(self, node, board, zeta):
+        """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""
+        mem = self.memory
+        phi = mem.phi(zeta)
+        st = self.tree.node(node)
+        # the node's value for the player who moved into it
+        v = st["W"] / st["N"] if st["N"] > 0 else 0.5
+        mem.add_phi(board.hash, phi, v, st["N"])
+        VM, NM, _ = mem.query(phi, exclude_key=board.hash)
+        if NM > 0:
+            self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
+
+    def run(self, playouts=None, seconds=None, stop_event=None, callback=None, callback_interval=0.1):
+        """Search the position set by set_position; returns a SearchResult.
+
+        Budget: `playouts` simulations and/or `seconds` (config defaults
+        when both are None). Stops early when the best move cannot be
+        overtaken, on stop_event / stop(), or when the pool policy 'stop'
+        fires.
+        """
+        if self.tree is None:
+            raise RuntimeError("set_position() first")
+        c = self.cfg.search
+        if playouts is None and seconds is None:
+            playouts = c.playouts
+            seconds = c.seconds or None
+        if playouts is not None and playouts <= 0:
+            raise ValueError("playouts must be positive")
+        if seconds is not None and seconds <= 0:
+            raise ValueError("seconds must be positive")
+        self._stop.clear()
+        self._nets_asked = 0
+        t0 = time.perf_counter()
+        done = 0
+        last_cb = t0
+        stopped_by = "budget"
+        tree = self.tree
+        root = tree.root_id
+        if self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
+            self._evaluate([root], [self.root_board])
+        chunk = 16
+        while True:
+            left = (playouts - done) if playouts is not None else 1 << 30
+            if left <= 0:
+                break
+            if self._want_net():
+                leaves = tree.begin_batch(min(c.batch_size, left))
+                nodes = [n for n in leaves if n >= 0]
+                if nodes:
+                    boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
+                    self._evaluate(nodes, boards)
+                tree.finish_batch()
+                n_done = len(leaves)
+            else:
+                n_done = tree.simulate(min(chunk, left))
+            done += n_done
+            if tree.stopped or n_done == 0:
+                stopped_by = "pool"
+                break
+            now = time.perf_counter()
+            el = now - t0
+            if chunk < 256 and el < 0.02:
+                chunk *= 2
+            if callback is not None and now - last_cb >= callback_interval:
+                last_cb = now
+                callback(self)
+            if self._stop.is_set() or (stop_event is not None and stop_event.is_set()):
+                stopped_by = "interrupt"
+                break
+            if seconds is not None and el >= seconds:
+                stopped_by = "time"
+                break
+            if c.early_stop and done > 64:
+                remaining = left if playouts is not None else 1 << 30
+                if seconds is not None:
+                    rate = done / max(el, 1e-6)
+                    remaining = min(remaining, rate * (seconds - el))
+                first, second = self._top_two()
+                if first - second > remaining:
+                    stopped_by = "early"
+                    break
+        res = self._result(done, time.perf_counter() - t0, stopped_by)
+        self.last_result = res
+        return res
+
+    def _top_two(self):
+        ns = sorted((ch[1] for ch in self.tree.children()), reverse=True)
+        ns += [0.0, 0.0]
+        return ns[0], ns[1]
+
+    # ---------------------------------------------------------------- results
+    def _prior_visits(self, P, pmax):
+        if pmax <= 0 or self.cfg.search.policy != "ucb1":
+            return 0.0
+        return self.cfg.prior.cnn_strength * P / pmax
+
+    def analysis(self, max_children=None):
+        """Root children sorted by visits: move, visits (real, excluding prior
+        visits), winrate (side to move at the root), prior, lcb, pv."""
+        if self.tree is None:
+            return []
+        ch = self.tree.children()
+        ens = self.tree.ensemble_visits() if self.cfg.pool.full_policy == "ensemble" else None
+        pmax = max((x[3] for x in ch), default=0.0) if any(x[3] for x in ch) else 0.0
+        has_priors = self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0
+        out = []
+        for move, N, W, P, NM, VM, node in ch:
+            n0 = self._prior_visits(P, pmax) if has_priors else 0.0
+            visits = max(N - n0, 0.0)
+            if ens is not None:
+                visits += ens[move]
+            wr = W / N if N > 0 else 0.5
+            sd = math.sqrt(max(wr * (1 - wr), 1e-9) / max(visits, 1.0))
+            out.append({"move": move, "visits": int(round(visits)), "winrate": wr, "prior": P,
+                        "lcb": max(0.0, wr - 1.96 * sd), "pv": [move] + self.tree.pv(node, 15),
+                        "N": N})
+        out.sort(key=lambda d: (-d["visits"], -d["winrate"]))
+        return out[:max_children] if max_children else out
+
+    def _result(self, done, seconds, stopped_by):
+        an = self.analysis()
+        nn = self.root_board.size ** 2
+        if not an:
+            return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)
+        best = an[0]
+        move = best["move"]
+        if move == nn:
+            move = self._safe_pass(an)
+        wr = next(d["winrate"] for d in an if d["move"] == move)
+        visits = sum(d["visits"] for d in an)
+        c = self.cfg.search
+        if c.resign_threshold > 0 and visits >= c.resign_min_visits and best["winrate"] < c.resign_threshold:
+            return SearchResult(RESIGN, best["winrate"], visits, done, seconds, best["pv"], stopped_by)
+        pv = next(d["pv"] for d in an if d["move"] == move)
+        return SearchResult(move, wr, visits, done, seconds, pv, stopped_by)
+
+    def _safe_pass(self, an):
+        """Pass only if that cannot lose under area scoring: if the opponent
+        just passed, passing ends the game and the raw Tromp-Taylor score
+        decides; never pass then while it says we lose (dead opponent stones
+        still on the board) and a board move exists."""
+        b = self.root_board
+        nn = b.size ** 2
+        if b.last_move != nn:
+            return nn
+        s = b.score(self.komi)
+        mine = s if b.to_move == 1 else -s
+        if mine > 0:
+            return nn
+        for d in an:
+            if d["move"] != nn:
+                return d["move"]
+        return nn

@@ -1,0 +1,285 @@
+"""Tests of the torch side: model, data, symmetries, training, Evaluator."""
+
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from board_ext.board import Board
+from board_ext.features import NUM_PLANES, planes
+from nets import data as D
+from nets.evaluator import Evaluator, WeightsError, available_sizes, weights_path
+from nets.model import ModelConfig, PolicyNet, masked_softmax
+
+torch.set_num_threads(1)
+
+N = 9
+PASS = N * N
+# Three real 9x9 GNU Go level-5 self-play games (data/9x9/L05_00000.npz, games
+# 0-2): flat moves, and 1 where the move is a GNU Go label (0: random opening).
+GAMES = [
+    ([49, 10, 30, 48, 28, 12, 57, 14, 42, 24, 34, 25, 26, 17, 35, 33, 52, 31, 39, 41, 50, 16,
+      19, 20, 9, 21, 1, 11, 18, 29, 37, 40, 38, 32, 2, 3, 0, 81, 81],
+     [0] * 4 + [1] * 35, 5000015),
+    ([40, 20, 30, 37, 47, 60, 58, 33, 46, 21, 28, 19, 32, 24, 23, 29, 42, 43, 13, 36, 1, 51,
+      15, 16, 68, 6, 14, 69, 78, 79, 77, 59, 67, 41, 70, 7, 61, 52, 62, 53, 80, 27, 9, 5, 12,
+      11, 2, 49, 48, 50, 4, 81, 81],
+     [1] * 53, 5000016),
+    ([22, 68, 52, 29, 39, 12, 13, 38, 48, 55, 66, 21, 3, 2, 4, 10, 64, 56, 57, 65, 30, 75, 76,
+      74, 67, 47, 81, 81],
+     [0] * 3 + [1] * 25, 5000017),
+]
+N_LABELS = sum(sum(lab) for _, lab, _ in GAMES)
+
+
+def write_shard(path, games=GAMES, level=5):
+    moves = np.concatenate([np.asarray(m, np.int16) for m, _, _ in games])
+    labels = np.concatenate([np.asarray(lab, bool) for _, lab, _ in games])
+    offsets = np.cumsum([0] + [len(m) for m, _, _ in games]).astype(np.int64)
+    np.savez_compressed(path, moves=moves, is_label=labels, offsets=offsets,
+                        seeds=np.asarray([s for _, _, s in games], np.int64),
+                        size=np.int32(N), level=np.int32(level), komi=np.float32(7.0))
+
+
+@pytest.fixture(scope="module")
+def shard_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("shards")
+    write_shard(str(d / "L05_00000.npz"))
+    return str(d)
+
+
+@pytest.fixture(scope="module")
+def positions(shard_dir):
+    return D.load_positions(shard_dir)
+
+
+# -- data -----------------------------------------------------------------------
+
+def test_positions_match_replay(shard_dir, positions):
+    assert len(positions) == N_LABELS and positions.X.dtype == np.uint8
+    assert positions.X.shape == (N_LABELS, NUM_PLANES, N, N)
+    assert positions.levels == [5] and positions.n_games == 3 and positions.skipped_moves == 0
+    # first label of game 0: the position after the 4 random moves
+    b = Board(N)
+    for m in GAMES[0][0][:4]:
+        b.play(m)
+    assert np.array_equal(positions.X[0], planes(b).astype(np.uint8))
+    assert positions.y[0] == GAMES[0][0][4] and positions.game[0] == GAMES[0][2]
+    # every non-pass label is an empty point of its position
+    pts = positions.y < PASS
+    empty = positions.X[pts, 8].reshape(-1, PASS)
+    assert empty[np.arange(len(empty)), positions.y[pts]].all()
+    assert (positions.y == PASS).sum() == 6
+    # the cache round-trips and is used
+    cache = os.path.join(shard_dir, D.CACHE_DIR, "L05_00000.npz")
+    assert os.path.exists(cache)
+    again = D.load_positions(shard_dir)
+    assert np.array_equal(again.X, positions.X) and np.array_equal(again.y, positions.y)
+    assert D.list_shards(shard_dir) == [os.path.join(shard_dir, "L05_00000.npz")]
+
+
+def test_split_by_game_is_stable():
+    g = np.arange(10000, 20000, dtype=np.int64)
+    m = D.split_by_game(g, 0.1)
+    assert 0.07 < m.mean() < 0.13
+    assert np.array_equal(D.split_by_game(g[::3], 0.1), m[::3])   # independent of the others
+
+
+# -- symmetries -------------------------------------------------------------------
+
+def test_symmetry_planes_match_rotated_game():
+    moves = GAMES[1][0][:20]
+    b = Board(N)
+    for m in moves:
+        b.play(m)
+    x = planes(b)
+    perms = D.move_perms(N)
+    for s in range(8):
+        rb = Board(N)
+        for m in moves:
+            rb.play(int(perms[s, m]))
+        assert np.array_equal(D.sym_grid(x, s), planes(rb)), f"symmetry {s}"
+        assert perms[s, PASS] == PASS
+        assert sorted(perms[s]) == list(range(PASS + 1))
+    # a simple case spelled out: s=4 (transpose) sends (x=1, y=0) to (x=0, y=1)
+    assert perms[4, 1] == N
+
+
+def test_augmenter_keeps_label_and_planes_consistent(positions):
+    from nets.train import Augmenter
+    aug = Augmenter(N, np.random.default_rng(0))
+    X, y = positions.X, positions.y
+    syms = np.arange(len(y)) % 8
+    Xa, ya = aug(X, y, syms)
+    assert np.array_equal(ya[y == PASS], y[y == PASS])          # pass stays pass
+    for i in range(len(y)):
+        assert np.array_equal(Xa[i], D.sym_grid(X[i], syms[i]))
+        if y[i] < PASS:   # the label's point is still the one the stone goes on
+            yy, xx = divmod(int(y[i]), N)
+            s = np.zeros((N, N), np.uint8)
+            s[yy, xx] = 1
+            assert D.sym_grid(s, syms[i]).reshape(-1)[ya[i]] == 1
+
+
+# -- model -------------------------------------------------------------------------
+
+def test_model_shapes_and_names():
+    m = PolicyNet(ModelConfig(board_size=N))
+    assert m.config.name == "cs7-9x9"
+    names = [k for k in m.state_dict() if k.endswith(".weight")]
+    assert names == [f"conv{i}.weight" for i in range(1, 8)] + ["fc.weight"]
+    assert [c.weight.shape[0] for c in m.convs] == [64, 64, 64, 48, 48, 32, 32]
+    assert [c.weight.shape[2] for c in m.convs] == [7, 5, 5, 5, 5, 5, 5]
+    x = torch.zeros(3, NUM_PLANES, N, N)
+    assert m.conv7(x).shape == (3, 32, N, N)
+    assert m(x).shape == (3, N * N + 1)
+    assert m.fc.weight.shape == (N * N + 1, 32 * N * N)
+
+
+def test_masked_softmax():
+    logits = torch.randn(2, 5)
+    legal = torch.tensor([[1, 0, 1, 0, 1], [0, 0, 0, 0, 1]], dtype=torch.bool)
+    p = masked_softmax(logits, legal)
+    assert torch.allclose(p.sum(1), torch.ones(2))
+    assert (p[~legal] == 0).all() and p[1, 4] == 1
+
+
+def test_tiny_net_learns(positions):
+    torch.manual_seed(0)
+    m = PolicyNet(ModelConfig.tiny(N, width=16))
+    X = torch.from_numpy(positions.X[:24]).float()
+    y = torch.from_numpy(positions.y[:24])
+    opt = torch.optim.Adam(m.parameters(), lr=3e-3)
+    losses = []
+    for _ in range(30):
+        loss = torch.nn.functional.cross_entropy(m(X), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < losses[0] - 1.0, losses
+
+
+# -- training end to end -------------------------------------------------------------
+
+def test_train_writes_weights_and_resumes(shard_dir, tmp_path):
+    from nets.train import ConfigError, load_config, train
+    with pytest.raises(ConfigError, match="'epochz'"):
+        load_config(None, ["epochz=3"])
+    cfg = load_config(None, [f"data_dirs=['{shard_dir}']", f"test_dir='{shard_dir}'",
+                             "name='9x9'", f"weights_dir='{tmp_path / 'w'}'",
+                             f"checkpoint_dir='{tmp_path / 'ck'}'", "epochs=2", "batch_size=16",
+                             "val_fraction=0.34", "widths=[8,8,8,8,8,8,8]",
+                             "kernels=[3,3,3,3,3,3,3]", "warmup_steps=2", "precision='fp32'"])
+    logs = []
+    prov = train(cfg, log=logs.append)
+    w = tmp_path / "w" / "9x9.pt"
+    sd = torch.load(w, weights_only=True)
+    assert all(v.dtype == torch.float16 for v in sd.values())
+    meta = json.loads((tmp_path / "w" / "9x9.json").read_text())
+    assert meta["accuracy"]["test"]["top1"] == prov["accuracy"]["test"]["top1"]
+    assert meta["data"]["teacher_levels"] == [5] and meta["epochs"] == 2
+    assert set(meta["accuracy"]) == {"train", "val", "test"}
+    # an incomplete checkpoint is resumed: pretend the run stopped after epoch 1
+    ck = torch.load(tmp_path / "ck" / "last.pt", weights_only=False)
+    assert ck["complete"]
+    ck["complete"], ck["epoch"], ck["epoch_step"] = False, 1, 0
+    torch.save(ck, tmp_path / "ck" / "last.pt")
+    logs.clear()
+    prov2 = train(cfg, log=logs.append)
+    assert any(s.startswith("resumed") for s in logs), logs
+    assert prov2["epochs"] == 2
+    # weights of a tiny net load, with their own architecture
+    ev = Evaluator.load(str(w))
+    assert ev.config.widths == (8,) * 7
+    with pytest.raises(WeightsError, match="differs"):
+        Evaluator.load(str(w), expect_config=ModelConfig(board_size=N))
+
+
+# -- evaluator -------------------------------------------------------------------------
+
+def ko_board():
+    """White to move after black's ko capture at (3, 4) took the white stone
+    at (4, 4): the ko point (4, 4) is illegal for white."""
+    b = Board(N)
+    xy = lambda x, y: y * N + x  # noqa: E731
+    b.setup(black=[xy(4, 3), xy(5, 4), xy(4, 5)], white=[xy(3, 3), xy(2, 4), xy(3, 5), xy(4, 4)])
+    b.to_move = 1
+    b.play(xy(3, 4))       # black captures the white stone at (4, 4)
+    return b, xy(4, 4)
+
+
+def test_evaluator_priors_are_legal_distributions():
+    torch.manual_seed(0)
+    ev = Evaluator(PolicyNet(ModelConfig(board_size=N)), threads=1, cache_size=8)
+    kb, ko = ko_board()
+    assert kb.ko == ko and not kb.is_legal(ko)
+    boards = [Board(N), kb]
+    b2 = Board(N)
+    for m in GAMES[1][0][:30]:
+        b2.play(m)
+    boards.append(b2)
+    pri, feats = ev.evaluate(boards, want_features=True)
+    assert pri.dtype == np.float32 and pri.shape == (3, PASS + 1)
+    assert feats.dtype == np.float32 and feats.shape == (3, 32 * N * N)
+    assert np.allclose(pri.sum(1), 1.0, atol=1e-5)
+    for b, p in zip(boards, pri):
+        legal = np.zeros(PASS + 1, bool)
+        legal[b.legal_moves()] = True
+        legal[PASS] = True
+        assert (p[~legal] == 0).all() and (p[legal] > 0).all()
+    assert pri[1, ko] == 0
+    # features are the Conv7 activations, flattened (C, y, x)
+    from board_ext.features import planes_batch
+    with torch.inference_mode():
+        ref = ev.model.conv7(torch.from_numpy(planes_batch(boards))).reshape(3, -1).numpy()
+    assert np.allclose(feats, ref, atol=1e-4)
+    # the cache answers repeats, keyed by board.hash
+    pri2, f2 = ev.evaluate([b2, Board(N)], want_features=True)
+    assert np.array_equal(pri2, pri[[2, 0]]) and np.array_equal(f2, feats[[2, 0]])
+    assert ev.cache_info()["hits"] == 2
+    p1, none = ev.evaluate_one(kb)
+    assert none is None and p1[ko] == 0
+
+
+def test_bad_weights_raise(tmp_path):
+    torch.manual_seed(0)
+    sd = {k: v.half() for k, v in PolicyNet(ModelConfig.tiny(7)).state_dict().items()}
+    bad = tmp_path / "9x9.pt"
+    torch.save(sd, bad)
+    with pytest.raises(WeightsError, match="9x9.pt.*7x7, expected 9x9"):
+        Evaluator.load(9, weights_dir=str(tmp_path))
+    assert available_sizes(str(tmp_path)) == [9]
+    with pytest.raises(WeightsError, match="13x13.pt"):
+        Evaluator.load(13, weights_dir=str(tmp_path))
+    (tmp_path / "junk.pt").write_bytes(b"not a torch file")
+    with pytest.raises(WeightsError, match="junk.pt"):
+        Evaluator.load(str(tmp_path / "junk.pt"))
+    sd["conv3.weight"] = sd["conv3.weight"][:, :4]   # inconsistent shapes
+    torch.save(sd, bad)
+    with pytest.raises(WeightsError, match="conv3"):
+        Evaluator.load(str(bad))
+
+
+def test_import_is_light():
+    import subprocess
+    import sys
+    code = "import sys, nets.evaluator; print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    assert out.stdout.strip() == "False", out.stderr
+
+
+def test_shipped_9x9_weights_load():
+    path = weights_path(9)
+    assert os.path.exists(path), f"{path} missing: train with python -m nets.train " \
+                                 "--config configs/nets/9x9.toml"
+    assert 9 in available_sizes()
+    ev = Evaluator.load(9)
+    assert ev.config == ModelConfig(board_size=9) and ev.board_size == 9
+    pri, feats = ev.evaluate([Board(9)], want_features=True)
+    assert abs(pri.sum() - 1) < 1e-5 and feats.shape == (1, 32 * 81)
+    meta = json.loads(open(os.path.splitext(path)[0] + ".json").read())
+    assert meta["model"] == "cs7-9x9" and meta["accuracy"]["val"]["top1"] > 0.2
