@@ -7,7 +7,8 @@ random entries whose raw feature vectors zeta have ``--dim`` components
 call (median over many calls, microseconds):
 
 * ``phi (feature hashing)``: zeta -> phi = h(zeta), normalised.
-* ``simhash codes``: the hash_tables x hash_bits hyperplane projection.
+* ``simhash codes``: the hash_tables x hash_bits hyperplane projection
+  (of the 512-dim signed fold of phi, the default).
 * ``add``: insert of a new key into a full memory (LRU replacement), phi
   given, SimHash codes computed inside; ``add (codes given)`` without them.
 * ``add existing``: add of a stored key (V, N update only).

@@ -82,7 +82,7 @@ class BhrfConfig:
     selection: str = _f("soft-uct", choices=("soft-uct", "last-reply"), doc="reply selection process")
     b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
     fallback: str = _f("random", choices=("random", "expert"), doc="default rollout policy")
-    max_depth: int = _f(3, 1, 16, doc="longest context kept in a reply tree")
+    max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")
 
 
 @dataclass(frozen=True)

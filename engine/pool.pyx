@@ -37,6 +37,7 @@ from board_ext.board cimport (board_t, rng_t, Board, board_copy, board_play, boa
                               board_is_eye, board_score, rng_int, rng_next, rng_double,
                               MAXNN, EMPTY, BLACK, WHITE)
 from board_ext.playout cimport policy_fn, get_policy, run_playout
+from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
 cimport numpy as cnp
 import numpy as np
 
@@ -653,6 +654,15 @@ cdef class Tree:
         memset(self.ens_visits, 0, (self.nn + 1) * sizeof(double))
         self.stopped_full = False
         return True
+
+    def attach_bhrf(self, Forest forest):
+        """Put a BHRF forest in front of the rollout policy and feed it every
+        descent (the rollout-policy hook and the descent-sequence callback)."""
+        self.rollout_fn = bhrf_move
+        self.rollout_ctx = <void*>&forest.f
+        self.descent_cb = bhrf_update
+        self.descent_ctx = <void*>&forest.f
+        self.hook_owner = forest
 
     def simulate(self, int n):
         """Run n simulations with no evaluator; returns how many ran (fewer

@@ -58,7 +58,8 @@ class Search:
         self.cfg = cfg
         self.evaluator = evaluator
         self.memory = memory
-        self.bhrf = None
+        self.bhrf = None        # board_ext.bhrf.Forest when search.rollout = "bhrf"
+        self.bhrf_size = 0
         self.tree = None
         self.root_board = None
         self.komi = 7.5
@@ -80,11 +81,17 @@ class Search:
         t.configure(K=c.search.K, c_puct=c.search.c_puct, tree_policy=c.search.policy,
                     rave=c.search.rave, rave_equiv=c.search.rave_equiv,
                     cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
-                    komi=self.komi, rollout="random" if c.search.rollout == "bhrf" else c.search.rollout,
+                    komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
                     use_memory=self.memory is not None, lambda_c=c.memory.lambda_c)
-        if self.bhrf is not None:
-            self.bhrf.attach(t)
+        if c.search.rollout == "bhrf":
+            if self.bhrf is None or self.bhrf_size != size:
+                from board_ext.bhrf import Forest
+                b = c.bhrf
+                self.bhrf = Forest(size, epsilon=b.epsilon, selection=b.selection, b=b.b,
+                                   fallback=b.fallback, max_depth=b.max_depth)
+                self.bhrf_size = size
+            t.attach_bhrf(self.bhrf)
         return t
 
     def set_position(self, board, komi):

@@ -208,8 +208,9 @@ class TimeControl:
         """Seconds to think for ``color``'s next move, or None for no limit.
 
         Never more than the clock allows minus ``safety_margin``; at least
-        ``min_seconds`` unless even that would overrun (then the remaining
-        time minus the margin, but no less than 10 ms)."""
+        ``min_seconds`` unless even that would overrun.  When less than the
+        margin is left: half of what is left (at most 10 ms), so the clock
+        is never planned past zero.  Always > 0."""
         if self.system == "none":
             return None
         c = self.clocks[color]
@@ -226,10 +227,17 @@ class TimeControl:
                 share = max(share, per)
                 cap = c.main + per
             t = min(max(share, self.min_seconds), cap)
+            hard = c.main + (cap - c.main + m if self.system != "absolute" else 0.0)
         elif self.system == "absolute":
-            t = c.main - m
+            hard = c.main
+            t = hard - m
         elif self.system == "canadian":
-            t = c.byo / max(c.stones, 1) - m
+            hard = c.byo / max(c.stones, 1)
+            t = hard - m
         else:  # byoyomi: each move may use one period
-            t = c.byo - m
-        return max(t, 0.01)
+            hard = c.byo
+            t = hard - m
+        # below the margin: half of what is really left (at most 10 ms), so a
+        # clock that is almost out still never reaches zero
+        t = max(t, min(0.01, max(hard, 0.0) / 2))
+        return t if t > 0 else 0.001          # the clock is already out

@@ -130,6 +130,40 @@ def area_score(size, colors, dead, komi):
     return black - white - komi
 
 
+def build_search(cfg, size, net_for_size=None):
+    """A Search for ``size`` with the evaluator and memory the config asks
+    for.  ``net_for_size(size)`` gives the torch net or None (unavailable).
+    Returns (search, size_bound): size_bound is True when the evaluator only
+    fits this board size."""
+    from engine.search import Search
+    ev, bound = None, False
+    kind = cfg.prior.evaluator
+    if kind == "uniform":
+        from engine.evaluator import UniformEvaluator
+        ev = UniformEvaluator()
+    elif kind == "net":
+        ev = net_for_size(size) if net_for_size is not None else None
+        bound = True
+        if ev is None:
+            if cfg.net.required:
+                raise GtpFail(f"no net weights for {size}x{size} (net.required is set)")
+            log.warning("prior.evaluator = net but no net for %dx%d: searching without priors",
+                        size, size)
+    memory = None
+    if cfg.memory.enabled:
+        dim = getattr(ev, "feature_dim", 0) or 0
+        if dim <= 0:
+            log.warning("memory.enabled needs the net's features (prior.evaluator = net with "
+                        "weights); M-MCTS memory disabled")
+        else:
+            from engine.memory import Memory, MemoryConfig
+            m = cfg.memory
+            memory = Memory(MemoryConfig(memory_size=m.memory_size, M=m.M, tau=m.tau, D=m.D,
+                                         hash_tables=m.hash_tables, hash_bits=m.hash_bits,
+                                         probe_radius=m.probe_radius, seed=cfg.search.seed), dim)
+    return Search(cfg, evaluator=ev, memory=memory), bound
+
+
 class Estimate:
     """Dead-stone estimate of a position from playout ownership."""
 
@@ -243,6 +277,8 @@ class GtpServer:
         self.tc = TimeControl.from_config(self.cfg)
         self.ponder = self.cfg.gtp.ponder
         self._search = None
+        self._search_size = None
+        self._size_bound = False         # the search's evaluator is for one board size
         self._evaluators = {}            # size -> Evaluator or None (unavailable)
         self._out_lock = threading.Lock()
         self.interrupt = threading.Event()
@@ -395,12 +431,16 @@ class GtpServer:
             raise GtpFail(f"syntax error: {usage}" if usage else "wrong number of arguments")
 
     def search(self):
+        """The Search for the current board size (built on first use)."""
+        if self._search is not None and self._search_size != self.size and self._size_bound:
+            self._search = None
         if self._search is None:
             if self._search_factory is not None:
                 self._search = self._search_factory(self.cfg)
+                self._size_bound = False
             else:
-                from engine.search import Search
-                self._search = Search(self.cfg)
+                self._search, self._size_bound = build_search(self.cfg, self.size, self.evaluator)
+            self._search_size = self.size
         return self._search
 
     def _drop_tree(self):
@@ -449,7 +489,7 @@ class GtpServer:
         except Exception as e:
             log.warning("no net for %dx%d: %s", size, size, e)
             print(f"gomcts: no net for {size}x{size} ({e}); "
-                  f"playing with the search instead", file=sys.stderr, flush=True)
+                  f"continuing without it", file=sys.stderr, flush=True)
             ev = None
         self._evaluators[size] = ev
         return ev
@@ -505,6 +545,18 @@ class GtpServer:
             self._our_color = color
         return move
 
+    def new_game(self, size=None, komi=None):
+        """Typed clear_board (+ boardsize/komi) for in-process use."""
+        self.game.clear(size)
+        if komi is not None:
+            self.game.komi = float(komi)
+        self._new_game()
+
+    def genmove(self, color, play=True, cleanup=False):
+        """Typed entry for in-process use (self-play): the flat move
+        (pass = size*size, -1 = resign); played when ``play``."""
+        return self._generate(color, play=play, cleanup=cleanup)
+
     def _rawnet_move(self, board, color):
         ev = self.evaluator()
         if ev is None:
@@ -524,7 +576,8 @@ class GtpServer:
             try:
                 for row in self._search.analysis():
                     m = row["move"]
-                    if m != board.pass_move and 0 <= m and board.is_legal(m, color):
+                    if (m != board.pass_move and 0 <= m and board.is_legal(m, color)
+                            and not board.is_eye(m, color)):
                         cands.append(m)
             except Exception:
                 log.exception("analysis failed")
@@ -533,7 +586,7 @@ class GtpServer:
             if ev is not None:
                 pr = ev.evaluate([board])[0][0]
                 order = sorted(range(board.pass_move), key=lambda i: -pr[i])
-                cands = [m for m in order if pr[m] > 0]
+                cands = [m for m in order if pr[m] > 0 and not board.is_eye(m, color)]
         rest = [m for m in board.legal_moves(color) if m not in cands and not board.is_eye(m, color)]
         return cands + rest
 
@@ -801,7 +854,7 @@ class GtpServer:
         try:
             self.game.play(color, move)
         except IllegalMove as e:
-            raise GtpFail(f"illegal move: {args[1]} {e.reason}") from None
+            raise GtpFail(f"illegal move: {self.vtx(move)} {e.reason}") from None
         return ""
 
     def cmd_genmove(self, args):
@@ -842,7 +895,7 @@ class GtpServer:
             try:
                 trial.play(c, m)
             except IllegalMove as e:
-                raise GtpFail(f"illegal move: {args[2 * k + 1]} {e.reason}") from None
+                raise GtpFail(f"illegal move: {self.vtx(m)} {e.reason}") from None
         self.game = trial
         return ""
 
@@ -935,6 +988,9 @@ class GtpServer:
         text = self.game.to_sgf(properties={"PB": self.cfg.gtp.name} if self._our_color == BLACK else
                                 {"PW": self.cfg.gtp.name} if self._our_color == WHITE else None)
         if args:
+            d = os.path.dirname(os.path.abspath(args[0]))
+            if not os.path.isdir(d):
+                raise GtpFail(f"cannot write '{args[0]}': no folder {d}")
             try:
                 from engine.game import atomic_write
                 atomic_write(args[0], text)

@@ -1,0 +1,470 @@
+"""Matches between two GTP engines, refereed and recorded.
+
+    python -m engine.match --opponent "gnugo --mode gtp --level 10" --games 20 \\
+        --size 9 --komi 7 [--config configs/9x9.toml] [--set search.playouts=2000] \\
+        [--time 60+5/1] [--workers 2] --out runs/match
+
+Engine A is ours (``gtp_main.py`` in a subprocess, with --config/--set);
+engine B the opponent.  Colours alternate (A is Black in even games).  The
+core is :func:`play_match`, which takes two command lines, so experiments
+can pit two configs of our own engine against each other.
+
+Rules and results
+- The record is kept by :class:`engine.game.Game` (simple ko, no suicide;
+  positional superko is not enforced, as in gomill).  An engine that crashes,
+  times out, answers ``?`` to genmove, names a malformed or illegal move, or
+  rejects a legal ``play`` forfeits (``B+F``/``W+F``), with the reason kept.
+- Two passes end a game; GNU Go (Chinese rules) loaded with the moves
+  scores it (``final_score``).  If the referee fails, the engine's own
+  dead-stone estimate scores it and the result notes that.
+- ``--move-limit`` (default 3*size*size) ends a game as Void (not counted).
+- ``--time M[+B/S]`` sends ``time_settings M B S`` to both and keeps their
+  clocks from wall time (``time_left`` before each genmove when known); a
+  clock below ``-grace`` loses on time.
+
+Output in --out: ``game-0001.sgf`` ... (atomic writes) and
+``results.json`` (every finished game and the summary).  A rerun with the
+same --out resumes: finished games are kept, missing ones are played.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import math
+import os
+import shlex
+import shutil
+import sys
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from board_ext.board import BLACK, WHITE, IllegalMove
+from engine import coords, stats
+from engine.game import Game, atomic_write
+from engine.gtp.client import GNUGO, EngineDied, GtpClient, GtpError
+
+log = logging.getLogger("gomcts.match")
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+REFEREE = f"{GNUGO} --mode gtp --chinese-rules"
+CNAME = {BLACK: "b", WHITE: "w"}
+
+
+def resolve_command(cmd):
+    """argv list of a command line; a bare 'gnugo' finds /usr/games/gnugo."""
+    argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    if argv and os.path.sep not in argv[0] and shutil.which(argv[0]) is None:
+        for d in ("/usr/games", "/usr/local/games"):
+            if os.access(os.path.join(d, argv[0]), os.X_OK):
+                argv[0] = os.path.join(d, argv[0])
+                break
+    return argv
+
+
+def our_engine_command(config=None, sets=(), python=None):
+    """argv of gtp_main.py with a config and --set overrides."""
+    argv = [python or sys.executable, os.path.join(HERE, "gtp_main.py")]
+    if config:
+        argv += ["--config", config]
+    for s in sets:
+        argv += ["--set", s]
+    return argv
+
+
+def parse_time(spec):
+    """'60' (absolute) or '60+5/1' (Canadian: 5 s per 1 stone) -> (M, B, S)."""
+    if spec is None:
+        return None
+    try:
+        if "+" in spec:
+            main, rest = spec.split("+", 1)
+            byo, stones = rest.split("/", 1)
+            return float(main), float(byo), int(stones)
+        return float(spec), 0.0, 0
+    except ValueError:
+        raise ValueError(f"--time '{spec}': expected MAIN or MAIN+BYO/STONES (seconds)") from None
+
+
+class Forfeit(Exception):
+    def __init__(self, color, reason):
+        super().__init__(reason)
+        self.color = color
+        self.reason = reason
+
+
+class _Clock:
+    def __init__(self, spec):
+        self.main, self.byo, self.stones = spec
+        self.left = {c: self.main for c in (BLACK, WHITE)}
+        self.period_left = {c: self.byo for c in (BLACK, WHITE)}
+        self.stones_left = {c: self.stones for c in (BLACK, WHITE)}
+        self.in_byo = {c: self.main <= 0 and self.stones > 0 for c in (BLACK, WHITE)}
+
+    def time_left_args(self, c):
+        if self.in_byo[c]:
+            return f"{max(self.period_left[c], 0):.0f} {self.stones_left[c]}"
+        return f"{max(self.left[c], 0):.0f} 0"
+
+    def charge(self, c, secs, grace):
+        """Returns False when c has lost on time."""
+        if not self.in_byo[c]:
+            if secs <= self.left[c]:
+                self.left[c] -= secs
+                return True
+            secs -= self.left[c]
+            self.left[c] = 0
+            if self.stones <= 0:
+                return secs <= grace
+            self.in_byo[c] = True
+        self.period_left[c] -= secs
+        self.stones_left[c] -= 1
+        if self.period_left[c] < -grace:
+            return False
+        if self.stones_left[c] <= 0:
+            self.period_left[c], self.stones_left[c] = self.byo, self.stones
+        return True
+
+
+def _start(cmd, timeout, stderr_path):
+    err = open(stderr_path, "a") if stderr_path else subprocess_devnull()
+    try:
+        return GtpClient(resolve_command(cmd), timeout=timeout, stderr=err), err
+    except OSError as e:
+        err.close()
+        raise EngineDied(f"cannot start '{cmd}': {e}") from None
+
+
+def subprocess_devnull():
+    return open(os.devnull, "w")
+
+
+def referee_score(moves, size, komi, referee=REFEREE, setup_black=()):
+    """GNU Go's final_score of the game (None when it fails)."""
+    try:
+        ref = GtpClient(resolve_command(referee), timeout=60)
+    except OSError:
+        return None
+    try:
+        ref.send(f"boardsize {size}")
+        ref.send("clear_board")
+        ref.send(f"komi {komi:g}")
+        if setup_black:
+            ref.send("set_free_handicap " + " ".join(coords.to_gtp(p, size) for p in setup_black))
+        for c, m in moves:
+            ref.send(f"play {CNAME[c]} {coords.to_gtp(m, size)}")
+        return ref.send("final_score").split()[0]
+    except (GtpError, EngineDied, IndexError) as e:
+        log.warning("referee failed: %s", e)
+        return None
+    finally:
+        ref.close()
+
+
+def _own_score(game):
+    from engine.gtp.server import Estimate, fmt_score
+    return fmt_score(Estimate(game.board, game.komi, 400).score)
+
+
+def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, move_limit=None,
+              time_spec=None, grace=1.0, referee=REFEREE, stderr_dir=None, names=("black", "white")):
+    """One game; returns (record dict, Game)."""
+    game = Game(size, komi, superko=False)
+    move_limit = move_limit or 3 * size * size
+    clients, errs = {}, []
+    rec = {"index": index, "black": names[0], "white": names[1], "result": None, "winner": None,
+           "reason": "", "moves": 0, "scored_by": None}
+    t0 = time.time()
+    clock = _Clock(time_spec) if time_spec else None
+    knows = {}
+
+    def send(c, line):
+        try:
+            return clients[c].send(line)
+        except EngineDied as e:
+            raise Forfeit(c, f"{names[c - 1]} {'timed out' if 'timed out' in str(e) else 'crashed'} "
+                             f"on '{line}': {e}") from None
+
+    try:
+        for c, cmd in ((BLACK, black_cmd), (WHITE, white_cmd)):
+            path = os.path.join(stderr_dir, f"game-{index:04d}-{CNAME[c]}.log") if stderr_dir else None
+            try:
+                clients[c], err = _start(cmd, move_timeout, path)
+            except EngineDied as e:
+                raise Forfeit(c, str(e)) from None
+            errs.append(err)
+        for c in (BLACK, WHITE):
+            try:
+                send(c, f"boardsize {size}")
+                send(c, "clear_board")
+                send(c, f"komi {komi:g}")
+                if clock:
+                    send(c, f"time_settings {clock.main:g} {clock.byo:g} {clock.stones}")
+                knows[c] = {k: send(c, f"known_command {k}") == "true"
+                            for k in ("gomill-explain_last_move", "time_left")}
+            except GtpError as e:
+                raise Forfeit(c, f"{names[c - 1]} refused setup: {e}") from None
+        ended = None
+        while ended is None:
+            if game.move_number >= move_limit:
+                ended = "limit"
+                break
+            c = game.to_move
+            o = WHITE if c == BLACK else BLACK
+            if clock and knows[c]["time_left"]:
+                try:
+                    send(c, f"time_left {CNAME[c]} {clock.time_left_args(c)}")
+                except GtpError:
+                    pass
+            ts = time.time()
+            try:
+                reply = send(c, f"genmove {CNAME[c]}")
+            except GtpError as e:
+                raise Forfeit(c, f"{names[c - 1]} failed genmove: {e}") from None
+            spent = time.time() - ts
+            if clock and not clock.charge(c, spent, grace):
+                raise Forfeit(c, f"{names[c - 1]} lost on time")
+            word = reply.strip().lower()
+            if word == "resign":
+                rec["result"] = f"{'W' if c == BLACK else 'B'}+R"
+                rec["reason"] = f"{names[c - 1]} resigned"
+                ended = "resign"
+                break
+            try:
+                move = coords.from_gtp(word, size)
+            except coords.BadVertex:
+                raise Forfeit(c, f"{names[c - 1]} answered a malformed move '{reply}'") from None
+            comment = None
+            if knows[c]["gomill-explain_last_move"]:
+                try:
+                    comment = send(c, "gomill-explain_last_move") or None
+                except GtpError:
+                    comment = None
+            try:
+                game.play(c, move, comment=comment)
+            except IllegalMove as e:
+                raise Forfeit(c, f"{names[c - 1]} played an illegal move {coords.to_gtp(move, size)} "
+                                 f"({e.reason})") from None
+            try:
+                send(o, f"play {CNAME[c]} {coords.to_gtp(move, size)}")
+            except GtpError as e:
+                raise Forfeit(o, f"{names[o - 1]} rejected the legal move {CNAME[c]} "
+                                 f"{coords.to_gtp(move, size)}: {e}") from None
+            if game.consecutive_passes() >= 2:
+                ended = "passes"
+        if ended == "passes":
+            res = referee_score(game.moves, size, komi, referee, game.root_black)
+            if res is not None:
+                rec["scored_by"] = "referee"
+            else:
+                res = _own_score(game)
+                rec["scored_by"] = "estimate"
+                rec["reason"] = "referee failed; scored by the dead-stone estimate"
+            rec["result"] = res
+        elif ended == "limit":
+            rec["result"] = "Void"
+            rec["reason"] = f"move limit {move_limit} reached"
+    except Forfeit as f:
+        rec["result"] = f"{'W' if f.color == BLACK else 'B'}+F"
+        rec["reason"] = f.reason
+        log.warning("game %d: %s", index, f.reason)
+    finally:
+        for cl in clients.values():
+            try:
+                cl.close()
+            except Exception:
+                pass
+        for e in errs:
+            try:
+                e.close()
+            except Exception:
+                pass
+    r = rec["result"]
+    if r and r[0] in "BW" and len(r) > 1:
+        rec["winner"] = "black" if r[0] == "B" else "white"
+    elif r == "0":
+        rec["winner"] = "draw"
+    rec["moves"] = game.move_number
+    rec["seconds"] = round(time.time() - t0, 2)
+    game.result = r
+    game.properties.update({"PB": names[0], "PW": names[1]})
+    if rec["reason"]:
+        game.properties["GC"] = rec["reason"]
+    return rec, game
+
+
+def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *, names=("A", "B"),
+               move_timeout=120.0, move_limit=None, time_spec=None, referee=REFEREE, progress=True,
+               keep_logs=True):
+    """Play ``games`` games A vs B (colours alternate, A Black in game 0),
+    writing SGFs and results.json into ``out``; resumes a partial run.
+    Returns the results dict (see :func:`summary`)."""
+    os.makedirs(out, exist_ok=True)
+    res_path = os.path.join(out, "results.json")
+    done = {}
+    if os.path.exists(res_path):
+        try:
+            with open(res_path) as fh:
+                old = json.load(fh)
+            for g in old.get("games", []):
+                if os.path.exists(os.path.join(out, g.get("sgf", ""))):
+                    done[g["index"]] = g
+        except (OSError, ValueError, KeyError):
+            log.warning("%s unreadable; starting afresh", res_path)
+    todo = [i for i in range(games) if i not in done]
+    meta = {"engine_a": _cmd_str(engine_a_cmd), "engine_b": _cmd_str(engine_b_cmd), "names": list(names),
+            "size": size, "komi": komi, "games": games, "time": time_spec}
+    lock = threading.Lock()
+    logdir = os.path.join(out, "logs") if keep_logs else None
+    if logdir:
+        os.makedirs(logdir, exist_ok=True)
+
+    def one(i):
+        a_black = i % 2 == 0
+        bcmd, wcmd = (engine_a_cmd, engine_b_cmd) if a_black else (engine_b_cmd, engine_a_cmd)
+        bn, wn = (names[0], names[1]) if a_black else (names[1], names[0])
+        rec, game = play_game(i, bcmd, wcmd, size, komi, move_timeout=move_timeout, move_limit=move_limit,
+                              time_spec=time_spec, referee=referee, stderr_dir=logdir, names=(bn, wn))
+        rec["a_color"] = "black" if a_black else "white"
+        w = rec["winner"]
+        rec["winner_engine"] = (None if w in (None, "draw") else
+                                names[0] if (w == "black") == a_black else names[1])
+        rec["sgf"] = f"game-{i + 1:04d}.sgf"
+        game.save_sgf(os.path.join(out, rec["sgf"]))
+        return rec
+
+    bar = None
+    if progress and todo:
+        try:
+            from tqdm import tqdm
+            bar = tqdm(total=games, initial=len(done), desc="match", unit="game", file=sys.stderr)
+        except ImportError:
+            bar = None
+
+    def record(rec):
+        with lock:
+            done[rec["index"]] = rec
+            _write_results(res_path, meta, done)
+            if bar is not None:
+                bar.update(1)
+                s = summary(done.values(), names)
+                bar.set_postfix_str(f"{names[0]} {s['a']['wins']}-{s['a']['losses']}")
+
+    if workers <= 1:
+        for i in todo:
+            record(one(i))
+    else:
+        with ThreadPoolExecutor(max_workers=workers) as ex:
+            futs = [ex.submit(one, i) for i in todo]
+            for f in as_completed(futs):
+                record(f.result())
+    if bar is not None:
+        bar.close()
+    _write_results(res_path, meta, done)
+    with open(res_path) as fh:
+        return json.load(fh)
+
+
+def _cmd_str(cmd):
+    return cmd if isinstance(cmd, str) else " ".join(shlex.quote(a) for a in cmd)
+
+
+def summary(records, names=("A", "B")):
+    recs = [r for r in records if r.get("result") not in (None, "Void")]
+    a_w = sum(1 for r in recs if r.get("winner_engine") == names[0])
+    b_w = sum(1 for r in recs if r.get("winner_engine") == names[1])
+    d = sum(1 for r in recs if r.get("winner") == "draw")
+    void = sum(1 for r in records if r.get("result") == "Void")
+    forfeits = sum(1 for r in recs if r["result"].endswith("+F"))
+    return {"a": stats.summarize(a_w, b_w, d), "void": void, "forfeits": forfeits,
+            "finished": len(recs) + void}
+
+
+def _write_results(path, meta, done):
+    recs = [done[i] for i in sorted(done)]
+    s = summary(recs, meta["names"])
+    data = {**meta, "summary": s, "games": recs}
+    atomic_write(path, json.dumps(_finite(data), indent=1, default=str) + "\n")
+
+
+def _finite(x):
+    """Strict JSON: infinities and NaN as strings / null."""
+    if isinstance(x, float):
+        if math.isnan(x):
+            return None
+        if math.isinf(x):
+            return "inf" if x > 0 else "-inf"
+        return x
+    if isinstance(x, dict):
+        return {k: _finite(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_finite(v) for v in x]
+    return x
+
+
+def format_table(results):
+    """The results table printed at the end of a match."""
+    names = results["names"]
+    s = results["summary"]["a"]
+    lines = [f"{'engine':<12} {'games':>5} {'wins':>5} {'losses':>6} {'draws':>5} {'win rate':>9} "
+             f"{'95% Wilson':>15} {'Elo':>6} {'Elo 95%':>15}"]
+    if s["games"]:
+        lines.append(f"{names[0]:<12} {s['games']:>5} {s['wins']:>5} {s['losses']:>6} {s['draws']:>5} "
+                     f"{100 * s['winrate']:>8.1f}% {100 * s['wilson_lo']:>6.1f}-{100 * s['wilson_hi']:.1f}% "
+                     f"{stats.fmt_elo(s['elo']):>6} {stats.fmt_elo(s['elo_lo']):>7}..{stats.fmt_elo(s['elo_hi'])}")
+    else:
+        lines.append(f"{names[0]:<12} no finished games")
+    extra = results["summary"]
+    lines.append(f"vs {names[1]}; void {extra['void']}, forfeits {extra['forfeits']}")
+    by_color = {"black": [0, 0], "white": [0, 0]}
+    for g in results["games"]:
+        if g.get("winner_engine") in names:
+            by_color[g["a_color"]][0 if g["winner_engine"] == names[0] else 1] += 1
+    lines.append(f"{names[0]} as black {by_color['black'][0]}-{by_color['black'][1]}, "
+                 f"as white {by_color['white'][0]}-{by_color['white'][1]}")
+    for g in results["games"]:
+        if g.get("reason") and g["result"] and g["result"].endswith("+F"):
+            lines.append(f"  game {g['index'] + 1}: {g['result']} ({g['reason']})")
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m engine.match",
+                                 description="Play our engine against a GTP opponent.")
+    ap.add_argument("--opponent", required=True, help="opponent command line (GTP on stdin/stdout)")
+    ap.add_argument("--engine", help="our engine's command line (default: gtp_main.py with --config/--set)")
+    ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--komi", type=float, default=7.0)
+    ap.add_argument("--config", help="config of our engine")
+    ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE")
+    ap.add_argument("--time", help="MAIN or MAIN+BYO/STONES seconds, sent as time_settings")
+    ap.add_argument("--workers", type=int, default=1, help="games in parallel")
+    ap.add_argument("--move-timeout", type=float, default=120.0, help="seconds per GTP command")
+    ap.add_argument("--move-limit", type=int, default=None, help="moves before a game is void")
+    ap.add_argument("--referee", default=REFEREE, help="GTP scorer (final_score)")
+    ap.add_argument("--names", nargs=2, default=None, metavar=("A", "B"))
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    try:
+        tspec = parse_time(args.time)
+    except ValueError as e:
+        ap.error(str(e))
+    if args.config or args.set:
+        from engine.config import ConfigError, load
+        try:
+            load(args.config, args.set)          # fail here, not in every game
+        except ConfigError as e:
+            ap.error(str(e))
+    ours = args.engine or our_engine_command(args.config, args.set)
+    names = tuple(args.names) if args.names else ("gomcts", os.path.basename(resolve_command(args.opponent)[0]))
+    results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers,
+                         names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
+                         time_spec=tspec, referee=args.referee)
+    print(format_table(results))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,184 @@
+"""Self-play: the engine plays itself and records each game as SGF.
+
+    python -m engine.selfplay --config configs/9x9.toml --games 100 --size 9 \\
+        --out runs/selfplay [--workers 2] [--komi 7] [--set search.playouts=800]
+
+One SGF per game (``game-00001.sgf`` ...) with the win rate, visits and
+PV of every move as its comment (``gomill-explain_last_move`` text), written
+atomically (temporary file + os.replace).  A rerun with the same --out
+skips finished games, so an interrupted run resumes.  ``summary.json``
+holds every game's result and the totals.  Progress is a tqdm bar on stderr.
+
+Each game uses the full engine of ``engine.gtp.server`` in-process (search,
+pass safety, resignation), both colours sharing one search tree; game ``i``
+seeds its search with ``seed + i`` (``search.seed``, or the clock when 0).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import re
+import sys
+import time
+
+from engine import config as configmod
+from engine.game import atomic_write
+
+log = logging.getLogger("gomcts.selfplay")
+_RE_RE = re.compile(rb"RE\[([^\]]*)\]")
+
+
+def sgf_name(i):
+    return f"game-{i + 1:05d}.sgf"
+
+
+def play_one(cfg, index, size, komi, base_seed, move_limit=None):
+    """Play game ``index``; returns (record dict, Game)."""
+    from engine.gtp.server import Estimate, GtpServer, fmt_score
+    seed = (base_seed + index) % (2**63 - 1) or 1
+    cfg = configmod.replace(cfg, **{"search.seed": seed})
+    eng = GtpServer(cfg, out=open(os.devnull, "w"))
+    eng.new_game(size, komi)
+    game = eng.game
+    move_limit = move_limit or 3 * size * size
+    t0 = time.time()
+    result, reason = None, ""
+    while result is None:
+        if game.move_number >= move_limit:
+            reason = f"move limit {move_limit}"
+            break
+        color = game.to_move
+        move = eng.genmove(color)
+        if move < 0:
+            result = ("W" if color == 1 else "B") + "+R"
+            reason = "resignation"
+        elif game.consecutive_passes() >= 2:
+            break
+    if result is None:
+        est = Estimate(game.board, komi, cfg.gtp.score_playouts, seed=seed)
+        result = fmt_score(est.score)
+        reason = reason or "two passes; scored with the dead-stone estimate"
+    game.result = result
+    game.properties.update({"PB": f"{cfg.gtp.name}", "PW": f"{cfg.gtp.name}", "GN": f"selfplay {index + 1}",
+                            "GC": f"seed {seed}; {reason}"})
+    rec = {"index": index, "result": result, "moves": game.move_number, "seed": seed,
+           "seconds": round(time.time() - t0, 2), "reason": reason, "sgf": sgf_name(index)}
+    return rec, game
+
+
+def _worker(args):
+    cfg, index, size, komi, seed, out, move_limit = args
+    rec, game = play_one(cfg, index, size, komi, seed, move_limit)
+    game.save_sgf(os.path.join(out, rec["sgf"]))
+    return rec
+
+
+def _finished(out, i):
+    """Record of a finished game read back from its SGF, or None."""
+    path = os.path.join(out, sgf_name(i))
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError:
+        return None
+    m = _RE_RE.search(data)
+    if not m:
+        return None
+    return {"index": i, "result": m.group(1).decode("utf-8", "replace"), "sgf": sgf_name(i),
+            "moves": data.count(b";B[") + data.count(b";W["), "resumed": True}
+
+
+def summarize(records):
+    recs = sorted(records, key=lambda r: r["index"])
+    b = sum(1 for r in recs if r["result"].startswith("B+"))
+    w = sum(1 for r in recs if r["result"].startswith("W+"))
+    moves = [r["moves"] for r in recs]
+    return {"games": len(recs), "black_wins": b, "white_wins": w, "draws": len(recs) - b - w,
+            "mean_moves": round(sum(moves) / len(moves), 1) if moves else 0,
+            "resignations": sum(1 for r in recs if r["result"].endswith("+R"))}
+
+
+def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, progress=True):
+    """Play the missing games of ``range(games)`` into ``out``; returns the
+    summary dict (also written to out/summary.json)."""
+    os.makedirs(out, exist_ok=True)
+    base = seed if seed is not None else (cfg.search.seed or int(time.time()) & 0xFFFFFFF)
+    records = {}
+    todo = []
+    for i in range(games):
+        r = _finished(out, i)
+        if r is not None:
+            records[i] = r
+        else:
+            todo.append(i)
+    old_summary = os.path.join(out, "summary.json")
+    if os.path.exists(old_summary):
+        try:
+            with open(old_summary) as fh:
+                for r in json.load(fh).get("records", []):
+                    if r["index"] in records:
+                        records[r["index"]] = r          # keep the richer record
+        except (OSError, ValueError, KeyError):
+            pass
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=games, initial=games - len(todo), desc="selfplay", unit="game", file=sys.stderr)
+
+    def save():
+        data = {"size": size, "komi": komi, "config": configmod.to_dict(cfg), "seed": base,
+                "summary": summarize(records.values()),
+                "records": [records[i] for i in sorted(records)]}
+        atomic_write(os.path.join(out, "summary.json"), json.dumps(data, indent=1) + "\n")
+
+    jobs = [(cfg, i, size, komi, base, out, move_limit) for i in todo]
+    if workers <= 1 or len(jobs) <= 1:
+        for j in jobs:
+            rec = _worker(j)
+            records[rec["index"]] = rec
+            save()
+            if bar:
+                bar.update(1)
+    else:
+        import multiprocessing as mp
+        with mp.get_context("spawn").Pool(workers) as pool:
+            for rec in pool.imap_unordered(_worker, jobs):
+                records[rec["index"]] = rec
+                save()
+                if bar:
+                    bar.update(1)
+    if bar:
+        bar.close()
+    save()
+    return summarize(records.values())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m engine.selfplay", description="Self-play games to SGF.")
+    ap.add_argument("--config", help="TOML config")
+    ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE")
+    ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--komi", type=float, default=None, help="default: gtp.komi of the config")
+    ap.add_argument("--workers", type=int, default=1, help="games in parallel (processes)")
+    ap.add_argument("--seed", type=int, default=None, help="game i uses seed+i (default: search.seed or clock)")
+    ap.add_argument("--move-limit", type=int, default=None, help="default 3*size*size")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
+    try:
+        cfg = configmod.load(args.config, args.set)
+    except configmod.ConfigError as e:
+        ap.error(str(e))
+    if not 2 <= args.size <= 19:
+        ap.error("--size must be 2..19")
+    komi = args.komi if args.komi is not None else cfg.gtp.komi
+    s = run(cfg, args.games, args.size, komi, args.out, args.workers, args.seed, args.move_limit)
+    print(json.dumps(s))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

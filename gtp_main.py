@@ -1,0 +1,33 @@
+"""GTP entry point: ``python gtp_main.py [--config FILE] [--set table.key=value ...]``.
+
+Loads the config, builds the engine and serves GTP on stdin/stdout.  Logs go
+to stderr (or ``gtp.log_file``), never to stdout.  Imports no torch at start,
+so ``name`` is answered at once."""
+import argparse
+import logging
+import sys
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description="gomcts GTP engine (stdin/stdout)")
+    ap.add_argument("--config", help="TOML config file (default: built-in defaults)")
+    ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE",
+                    help="override one config key; repeatable")
+    ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    args = ap.parse_args(argv)
+    from engine.config import ConfigError, load
+    try:
+        cfg = load(args.config, args.set)
+    except ConfigError as e:
+        print(f"gtp_main: {e}", file=sys.stderr)
+        return 2
+    handler = logging.FileHandler(cfg.gtp.log_file) if cfg.gtp.log_file else logging.StreamHandler(sys.stderr)
+    logging.basicConfig(level=args.log_level.upper(), handlers=[handler],
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    from engine.gtp.server import GtpServer
+    GtpServer(cfg, out=sys.stdout).serve(sys.stdin)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

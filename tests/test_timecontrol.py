@@ -1,0 +1,152 @@
+"""engine.timecontrol: GTP/KGS time settings, clocks, and a move budget
+that never overruns."""
+import pytest
+
+from engine import stats
+from engine.timecontrol import TimeControl, TimeError
+
+B, W = 1, 2
+
+
+def tc(**kw):
+    d = dict(main_fraction=0.05, safety_margin=0.3, min_seconds=0.05)
+    d.update(kw)
+    return TimeControl(**d)
+
+
+def test_default_is_no_limit():
+    t = tc()
+    assert t.system == "none" and not t.limited
+    assert t.seconds_for_move(B) is None
+
+
+def test_gogui_no_clock_is_no_limit():
+    t = tc()
+    t.set_gtp(600, 0, 0)
+    assert t.limited
+    t.set_gtp(0, 1, 0)          # GoGui without a clock; GTP spec: no time limit
+    assert t.system == "none" and t.seconds_for_move(B) is None
+
+
+def test_absolute_uses_fraction_and_margin():
+    t = tc()
+    t.set_gtp(600, 0, 0)
+    assert t.system == "absolute"
+    assert t.seconds_for_move(B) == pytest.approx(30.0)
+    t.time_left(B, 10, 0)
+    assert t.seconds_for_move(B) == pytest.approx(0.5)
+    t.time_left(B, 0.2, 0)      # less than the margin: think minimally, never overrun
+    assert t.seconds_for_move(B) <= 0.2
+
+
+def test_absolute_never_runs_out_over_a_long_game():
+    t = tc()
+    t.set_gtp(60, 0, 0)
+    used = 0.0
+    for _ in range(400):
+        s = t.seconds_for_move(B)
+        t.spend(B, s)
+        used += s
+    assert used < 60
+    assert t.clocks[B].main > 0
+
+
+def test_canadian_byoyomi_per_stone_minus_margin():
+    t = tc()
+    t.set_gtp(0, 30, 5)          # no main time: straight into byo-yomi
+    assert t.system == "canadian"
+    assert t.seconds_for_move(B) == pytest.approx(30 / 5 - 0.3)
+    t.time_left(B, 10, 2)        # 10 s for the last 2 stones
+    assert t.seconds_for_move(B) == pytest.approx(10 / 2 - 0.3)
+    t.time_left(B, 3, 1)
+    assert t.seconds_for_move(B) == pytest.approx(2.7)
+
+
+def test_canadian_period_never_overrun_by_spending():
+    t = tc()
+    t.set_gtp(0, 20, 4)
+    for _ in range(12):          # three periods
+        s = t.seconds_for_move(W)
+        before = t.clocks[W].byo
+        stones = t.clocks[W].stones
+        assert s * stones <= before + 1e-9
+        t.spend(W, s)
+
+
+def test_main_time_then_canadian():
+    t = tc()
+    t.set_gtp(100, 10, 1)
+    s = t.seconds_for_move(B)
+    # in main time: max(5% of 100, per-stone byo-yomi budget) but never
+    # more than main + one stone's share
+    assert s == pytest.approx(max(5.0, 10 - 0.3))
+    t.time_left(B, 1.0, 0)       # almost no main time left
+    assert t.seconds_for_move(B) <= 1.0 + 10 - 0.3 + 1e-9
+    t.spend(B, 5.0)              # main runs out during the move: byo-yomi
+    assert t.clocks[B].in_byoyomi
+
+
+def test_kgs_time_settings():
+    t = tc()
+    t.set_kgs("none")
+    assert t.system == "none"
+    t.set_kgs("absolute", 300)
+    assert t.system == "absolute" and t.main_time == 300
+    t.set_kgs("byoyomi", 0, 30, 3)
+    assert t.system == "byoyomi"
+    assert t.seconds_for_move(B) == pytest.approx(29.7)
+    t.time_left(B, 30, 2)        # KGS: in byo-yomi the stones field counts periods
+    assert t.clocks[B].periods == 2
+    assert t.seconds_for_move(B) == pytest.approx(29.7)
+    t.set_kgs("canadian", 60, 300, 25)
+    assert t.system == "canadian" and t.byo_stones == 25
+    with pytest.raises(TimeError):
+        t.set_kgs("hourglass", 10)
+    with pytest.raises(TimeError):
+        t.set_kgs("byoyomi", 10)
+
+
+def test_japanese_spend_keeps_period():
+    t = tc()
+    t.set_kgs("byoyomi", 0, 10, 3)
+    t.spend(B, 9)
+    assert t.clocks[B].periods == 3 and t.clocks[B].byo == 10
+    t.spend(B, 15)              # overran one period
+    assert t.clocks[B].periods == 2
+
+
+def test_bad_settings():
+    t = tc()
+    with pytest.raises(TimeError):
+        t.set_gtp(-1, 0, 0)
+    with pytest.raises(TimeError):
+        t.time_left(B, -5, 0)
+
+
+def test_reset_restores_clocks():
+    t = tc()
+    t.set_gtp(50, 0, 0)
+    t.spend(B, 20)
+    assert t.clocks[B].main == pytest.approx(30)
+    t.reset()
+    assert t.clocks[B].main == 50
+
+
+def test_from_config():
+    from engine.config import load
+    cfg = load(None, ["time.safety_margin=1.0", "time.main_fraction=0.1"])
+    t = TimeControl.from_config(cfg)
+    t.set_gtp(100, 0, 0)
+    assert t.seconds_for_move(B) == pytest.approx(10.0)
+
+
+# -- match statistics live in engine.stats; small enough to test here too
+def test_wilson_and_elo():
+    lo, hi = stats.wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    assert stats.wilson(0, 0) == (0.0, 1.0)
+    assert stats.elo(0.5) == pytest.approx(0.0)
+    assert stats.elo(0.75) == pytest.approx(190.85, abs=0.1)
+    s = stats.summarize(7, 3, 0)
+    assert s["winrate"] == 0.7 and s["elo_lo"] < s["elo"] < s["elo_hi"]
+    assert stats.fmt_elo(float("inf")) == "+inf" and stats.fmt_elo(None) == "n/a"
