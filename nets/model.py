@@ -123,6 +123,17 @@ class PolicyNet(nn.Module):
             c_in = w
         self.n_conv = len(config.widths)
         self.fc = nn.Linear(config.widths[-1] * n * n, n * n + 1)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        """He (Kaiming) normal init for the ReLU convolutions, zero biases.
+        (torch's default init shrinks the signal ~2x per layer here, and the
+        7-layer net, which has no normalisation, then barely trains.)"""
+        for conv in self.convs:
+            nn.init.kaiming_normal_(conv.weight, nonlinearity="relu")
+            nn.init.zeros_(conv.bias)
+        nn.init.normal_(self.fc.weight, std=(1.0 / self.fc.in_features) ** 0.5)
+        nn.init.zeros_(self.fc.bias)
 
     @property
     def convs(self) -> list:

@@ -1211,7 +1211,7 @@ class GtpServer:
     def cmd_go_gfx_priors(self, args):
         ev = self.evaluator()
         if ev is None:
-            raise GtpFail(f"no net for {self.size}x{self.size}")
+            return f"TEXT no net for {self.size}x{self.size} (see stderr)"
         pr = ev.evaluate([self.game.board.copy()])[0][0]
         top = max(float(pr[:self.game.pass_move].max()), 1e-9)
         infl, labels = [], []

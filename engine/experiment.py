@@ -1,0 +1,278 @@
+"""Paper experiments: two configs of our engine, game after game.
+
+    python -m engine.experiment configs/paper/pool-fig2.toml [--games N] [--workers W]
+                                [--only SERIES] [--report-only]
+
+An experiment file names a board, a baseline and variants::
+
+    name = "pool-fig2"            # results go to docs/results/<name>.md/.png
+    title = "..."
+    size = 9
+    komi = 7.0
+    games = 100                   # per variant (a variant may override)
+    workers = 2
+    common = ["search.playouts=1000"]        # --set overrides for both sides
+    baseline = ["pool.pool_size=1000000"]    # the reference engine
+    x_label = "node pool size"
+    x_log = true
+    [[variant]]
+    series = "recycle"            # one line of the plot
+    x = 50                        # its x value
+    sets = ["pool.pool_size=50"]  # on top of common, for the tested engine
+
+Both engines run in one worker process (``engine.search.Search`` objects,
+no GTP), colours alternate (the variant is Black in even games), games end
+after two passes, a resignation or ``3*size*size`` moves, and the final
+position is scored by area (Tromp-Taylor; both searches treat two passes
+that way, so neither passes with dead stones that would lose).  Every game
+is written atomically to ``runs/paper/<name>/<variant>/game-NNNN.json``, so
+an interrupted run resumes where it stopped.  The report gives each
+variant's win rate with its Wilson 95% interval.
+"""
+import argparse
+import json
+import math
+import os
+import sys
+import time
+import tomllib
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from board_ext.board import BLACK, WHITE, Board
+from engine import config as config_mod
+from engine import stats
+from engine.game import atomic_write
+from engine.search import RESIGN, Search
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+class ExperimentError(ValueError):
+    """A malformed experiment file; the message names the key."""
+
+
+KEYS = {"name", "title", "size", "komi", "games", "workers", "common", "baseline", "x_label",
+        "x_log", "variant", "seconds", "notes", "paper"}
+VKEYS = {"series", "x", "sets", "games", "label", "baseline"}
+
+
+def load(path):
+    with open(path, "rb") as fh:
+        exp = tomllib.load(fh)
+    for k in exp:
+        if k not in KEYS:
+            raise ExperimentError(f"{path}: unknown key '{k}'")
+    for k in ("name", "size", "variant"):
+        if k not in exp:
+            raise ExperimentError(f"{path}: missing key '{k}'")
+    for v in exp["variant"]:
+        for k in v:
+            if k not in VKEYS:
+                raise ExperimentError(f"{path}: unknown variant key '{k}'")
+    exp.setdefault("komi", 7.0)
+    exp.setdefault("games", 100)
+    exp.setdefault("workers", 2)
+    exp.setdefault("common", [])
+    exp.setdefault("baseline", [])
+    # validate every config up front, naming the bad key
+    for v in exp["variant"]:
+        config_mod.load(None, exp["common"] + v.get("sets", []))
+        config_mod.load(None, exp["common"] + v.get("baseline", exp["baseline"]))
+    return exp
+
+
+def variant_label(v):
+    return v.get("label") or f"{v['series']}-{v['x']}"
+
+
+_EVAL_CACHE = {}
+
+
+def make_engine(sets, size):
+    cfg = config_mod.load(None, sets)
+    evaluator = memory = None
+    if cfg.prior.evaluator == "net" or cfg.memory.enabled:
+        key = (size, cfg.net.weights, cfg.net.threads)
+        if key not in _EVAL_CACHE:
+            from nets.evaluator import Evaluator
+            _EVAL_CACHE[key] = Evaluator.load(cfg.net.weights or size, threads=cfg.net.threads)
+        evaluator = _EVAL_CACHE[key]
+    elif cfg.prior.evaluator == "uniform":
+        from engine.evaluator import UniformEvaluator
+        evaluator = UniformEvaluator()
+    if cfg.memory.enabled:
+        from engine.memory import Memory, MemoryConfig
+        m = cfg.memory
+        memory = Memory(MemoryConfig(memory_size=m.memory_size, M=m.M, tau=m.tau, D=m.D,
+                                     hash_tables=m.hash_tables, hash_bits=m.hash_bits,
+                                     probe_radius=m.probe_radius), evaluator.feature_dim)
+    return Search(cfg, evaluator=evaluator, memory=memory), cfg
+
+
+def play_game(sets_black, sets_white, size, komi, seed, seconds=None):
+    """One game between two configs; returns a record dict."""
+    engines = {}
+    for color, sets in ((BLACK, sets_black), (WHITE, sets_white)):
+        s, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size)
+        engines[color] = s
+    b = Board(size)
+    moves, winner, reason = [], None, "score"
+    sims = {BLACK: 0, WHITE: 0}
+    t0 = time.time()
+    for _ in range(3 * size * size):
+        c = b.to_move
+        s = engines[c]
+        s.set_position(b, komi)
+        r = s.run(seconds=seconds, playouts=None) if seconds else s.run()
+        sims[c] += r.playouts
+        if r.move == RESIGN:
+            winner, reason = 3 - c, "resign"
+            break
+        b.play(r.move)
+        moves.append(r.move)
+        if b.passes >= 2:
+            break
+    score = b.score(komi)
+    if winner is None:
+        if b.passes < 2:
+            reason = "move cap"
+        winner = BLACK if score > 0 else WHITE if score < 0 else 0
+    return {"winner": {BLACK: "black", WHITE: "white", 0: "draw"}[winner], "reason": reason,
+            "score": score, "moves": moves, "seconds": time.time() - t0,
+            "sims_black": sims[BLACK], "sims_white": sims[WHITE]}
+
+
+def _game_job(path, v_sets, b_sets, size, komi, index, seconds):
+    v_black = index % 2 == 0
+    rec = play_game(v_sets if v_black else b_sets, b_sets if v_black else v_sets, size, komi,
+                    seed=1000 + index, seconds=seconds)
+    rec["index"] = index
+    rec["variant_color"] = "black" if v_black else "white"
+    w = rec["winner"]
+    rec["variant_won"] = 0.5 if w == "draw" else float((w == "black") == v_black)
+    atomic_write(path, json.dumps(rec) + "\n")
+    return rec
+
+
+def run(exp, out_root, games=None, workers=None, only=None):
+    from tqdm import tqdm
+    jobs = []
+    for v in exp["variant"]:
+        if only and v["series"] not in only:
+            continue
+        n = games or v.get("games", exp["games"])
+        vdir = os.path.join(out_root, variant_label(v))
+        os.makedirs(vdir, exist_ok=True)
+        v_sets = exp["common"] + v.get("sets", [])
+        b_sets = exp["common"] + v.get("baseline", exp["baseline"])
+        for i in range(n):
+            p = os.path.join(vdir, f"game-{i + 1:04d}.json")
+            if not os.path.exists(p):
+                jobs.append((p, v_sets, b_sets, exp["size"], exp["komi"], i, exp.get("seconds")))
+    bar = tqdm(total=len(jobs), desc=exp["name"], unit="game", file=sys.stderr)
+    with ProcessPoolExecutor(workers or exp["workers"]) as ex:
+        futs = [ex.submit(_game_job, *j) for j in jobs]
+        for f in as_completed(futs):
+            f.result()
+            bar.update(1)
+    bar.close()
+
+
+def collect(exp, out_root):
+    rows = []
+    for v in exp["variant"]:
+        vdir = os.path.join(out_root, variant_label(v))
+        recs = []
+        if os.path.isdir(vdir):
+            for fn in sorted(os.listdir(vdir)):
+                if fn.endswith(".json"):
+                    with open(os.path.join(vdir, fn)) as fh:
+                        recs.append(json.load(fh))
+        wins = sum(r["variant_won"] for r in recs)
+        n = len(recs)
+        lo, hi = stats.wilson(wins, n)
+        moves = sum(len(r["moves"]) for r in recs) / n if n else 0
+        secs = sum(r["seconds"] for r in recs) / n if n else 0
+        rows.append({"series": v["series"], "x": v["x"], "label": variant_label(v), "games": n,
+                     "wins": wins, "winrate": wins / n if n else math.nan, "lo": lo, "hi": hi,
+                     "elo": stats.elo(wins / n) if n else math.nan, "moves": moves, "seconds": secs})
+    return rows
+
+
+def report(exp, rows, path_md, path_png, argv):
+    lines = [f"# {exp.get('title', exp['name'])}", ""]
+    if exp.get("paper"):
+        lines += [exp["paper"], ""]
+    lines += ["Command: `python -m engine.experiment " + " ".join(argv) + "`", "",
+              f"Board {exp['size']}x{exp['size']}, komi {exp['komi']}; both sides: "
+              f"`{' '.join(exp['common']) or '(defaults)'}`; baseline: "
+              f"`{' '.join(exp['baseline']) or '(defaults)'}`. Colours alternate; area scoring.", "",
+              "| variant | games | wins | win rate | 95% Wilson interval | Elo | moves/game | s/game |",
+              "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if not r["games"]:
+            lines.append(f"| {r['label']} | 0 | | not run | | | | |")
+            continue
+        lines.append(f"| {r['label']} | {r['games']} | {r['wins']:g} | {100 * r['winrate']:.1f}% | "
+                     f"{100 * r['lo']:.1f}% - {100 * r['hi']:.1f}% | {stats.fmt_elo(r['elo'])} | "
+                     f"{r['moves']:.0f} | {r['seconds']:.1f} |")
+    if exp.get("notes"):
+        lines += ["", exp["notes"]]
+    atomic_write(path_md, "\n".join(lines) + "\n")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    series = []
+    for r in rows:
+        if r["series"] not in series:
+            series.append(r["series"])
+    for s in series:
+        pts = sorted((r for r in rows if r["series"] == s and r["games"]), key=lambda r: r["x"])
+        if not pts:
+            continue
+        xs = [p["x"] for p in pts]
+        ys = [100 * p["winrate"] for p in pts]
+        err = [[100 * (p["winrate"] - p["lo"]) for p in pts], [100 * (p["hi"] - p["winrate"]) for p in pts]]
+        ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=s)
+    ax.axhline(50, color="gray", ls=":", lw=1)
+    if exp.get("x_log"):
+        ax.set_xscale("log")
+    ax.set_xlabel(exp.get("x_label", "x"))
+    ax.set_ylabel("win rate vs baseline (%)")
+    ax.set_ylim(0, 100)
+    ax.set_title(exp.get("title", exp["name"]), fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    tmp = path_png + ".tmp.png"
+    fig.savefig(tmp, dpi=110)
+    os.replace(tmp, path_png)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    ap = argparse.ArgumentParser(prog="python -m engine.experiment", description=__doc__.split("\n")[0])
+    ap.add_argument("config")
+    ap.add_argument("--games", type=int, help="games per variant (overrides the file)")
+    ap.add_argument("--workers", type=int)
+    ap.add_argument("--only", nargs="+", help="run only these series")
+    ap.add_argument("--out", help="where games go (default runs/paper/<name>)")
+    ap.add_argument("--report-only", action="store_true")
+    args = ap.parse_args(argv)
+    exp = load(args.config)
+    out_root = args.out or os.path.join(HERE, "runs", "paper", exp["name"])
+    if not args.report_only:
+        run(exp, out_root, args.games, args.workers, args.only)
+    rows = collect(exp, out_root)
+    os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
+    md = os.path.join(HERE, "docs", "results", exp["name"] + ".md")
+    png = os.path.join(HERE, "docs", "results", exp["name"] + ".png")
+    report(exp, rows, md, png, [os.path.relpath(args.config, HERE) if os.path.isabs(args.config)
+                                else args.config])
+    for r in rows:
+        print(f"{r['label']}: {r['games']} games, win rate {100 * r['winrate']:.1f}% "
+              f"[{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]")
+
+
+if __name__ == "__main__":
+    main()
