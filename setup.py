@@ -9,7 +9,7 @@ from setuptools import Extension, find_packages, setup
 DEBUG = os.environ.get("GO_DEBUG_CYTHON") == "1"
 directives = dict(language_level=3, boundscheck=DEBUG, wraparound=DEBUG,
                   cdivision=True, initializedcheck=DEBUG, nonecheck=False)
-cflags = ["-O3", "-march=x86-64-v2", "-fno-strict-aliasing"] if not DEBUG else ["-O0", "-g"]
+cflags = ["-O3", "-march=x86-64-v2"] if not DEBUG else ["-O0", "-g"]
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PYX = sorted(glob.glob(os.path.join(HERE, "board_ext", "*.pyx")) +

@@ -41,8 +41,8 @@ class SearchConfig:
 
 @dataclass(frozen=True)
 class PriorConfig:
-    evaluator: str = _f("uniform", choices=("none", "uniform", "net"),
-                        doc="where priors come from")
+    evaluator: str = _f("net", choices=("none", "uniform", "net"),
+                        doc="where priors come from (net: none if no weights for the size)")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
     dcnn_nodes: int = _f(100, 0, 10**9, doc="the net is asked for the first n nodes of a search")
 

@@ -50,7 +50,7 @@ def from_gtp(text, size):
     t = text.strip().upper()
     if t == "PASS":
         return size * size
-    if len(t) < 2 or t[0] not in GTP_LETTERS or not t[1:].isdigit():
+    if len(t) < 2 or t[0] not in GTP_LETTERS or not (t[1:].isascii() and t[1:].isdigit()):
         raise BadVertex(f"invalid vertex '{text}'")
     x = GTP_LETTERS.index(t[0])
     y = int(t[1:]) - 1

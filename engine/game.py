@@ -285,6 +285,8 @@ class Game:
         if self.root_black or self.root_white:
             root.set_setup_stones([coords.idx_to_sgfmill(p, s) for p in self.root_black],
                                   [coords.idx_to_sgfmill(p, s) for p in self.root_white])
+        if self.boards[0].to_move == WHITE:
+            root.set("PL", "w")
         if self.root_comment:
             root.set("C", self.root_comment)
         res = result if result is not None else self.result

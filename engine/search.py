@@ -279,9 +279,15 @@ class Search:
         for move, N, W, P, NM, VM, node in ch:
             n0 = self._prior_visits(P, pmax) if has_priors else 0.0
             visits = max(N - n0, 0.0)
+            # the win rate of real visits: the Gelly-Silver prior pseudo-visits
+            # (n0 at V0 = 0.5 (1 + P/pmax)) are taken out again
+            if n0 > 0 and visits >= 1.0:
+                wr = (W - 0.5 * (1.0 + P / pmax) * n0) / visits
+                wr = min(1.0, max(0.0, wr))
+            else:
+                wr = W / N if N > 0 else 0.5
             if ens is not None:
                 visits += ens[move]
-            wr = W / N if N > 0 else 0.5
             sd = math.sqrt(max(wr * (1 - wr), 1e-9) / max(visits, 1.0))
             out.append({"move": move, "visits": int(round(visits)), "winrate": wr, "prior": P,
                         "lcb": max(0.0, wr - 1.96 * sd), "pv": [move] + self.tree.pv(node, 15),

@@ -43,7 +43,7 @@ def test_config_tables_are_all_in_default():
 
 def test_ringmaster_control_file():
     path = os.path.join(ROOT, "configs", "ringmaster-vs-gnugo.ctl")
-    players, matchups = {}, []
+    matchups = []
 
     def Player(command, **kw):
         return {"command": command, **kw}

@@ -646,7 +646,7 @@ line_st = st.one_of(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=int(os.environ.get("GTP_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(line_st, min_size=1, max_size=12))
 def test_fuzz_one_reply_per_command_and_no_change_on_error(lines):
     eng = make_engine("search.playouts=5", "gtp.score_playouts=5")
@@ -661,3 +661,38 @@ def test_fuzz_one_reply_per_command_and_no_change_on_error(lines):
             assert body
             assert state(eng) == before, line
         assert not eng.quit
+
+
+# ------------------------------------------------------------------ engine.game
+def test_game_record_roundtrip_and_errors(tmp_path):
+    from board_ext.board import BLACK, WHITE, IllegalMove
+    from engine.game import Game, GameError, SgfError
+    g = Game(9, komi=6.5)
+    g.fixed_handicap(2)
+    g.play(WHITE, 40, comment="winrate 51%")
+    g.play(WHITE, 41)                       # consecutive same colour
+    g.play(BLACK, 81)                       # pass
+    with pytest.raises(IllegalMove) as e:
+        g.play(BLACK, 40)
+    assert e.value.reason == "occupied" and g.move_number == 3
+    text = g.to_sgf(result="W+2.5")
+    h = Game(19)
+    h.load_sgf_bytes(text.encode())
+    assert (h.size, h.komi, h.handicap, h.moves, h.result) == (9, 6.5, 2, g.moves, "W+2.5")
+    assert h.history[0].comment == "winrate 51%"
+    assert h.board.colors() == g.board.colors()
+    h.undo(3)
+    assert h.move_number == 0 and h.to_move == WHITE
+    with pytest.raises(GameError):
+        h.undo()
+    with pytest.raises(GameError):
+        h.clear(25)
+    before = (h.size, h.moves)
+    with pytest.raises(SgfError):
+        h.load_sgf(str(tmp_path / "nothing.sgf"))
+    with pytest.raises(SgfError):
+        h.load_sgf_bytes(b"(;SZ[9];B[ee")
+    assert (h.size, h.moves) == before
+    path = tmp_path / "g.sgf"
+    g.save_sgf(str(path))
+    assert path.read_text() == g.to_sgf()

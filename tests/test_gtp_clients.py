@@ -5,7 +5,6 @@ engine.match."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time

@@ -39,6 +39,7 @@ PROTOCOL_VERSION = "2"
 log = logging.getLogger("gomcts.gtp")
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_ID_RE = re.compile(r"[0-9]+")
 ANALYSIS_PLAYOUTS = 10**9          # "until interrupted"
 INFO_MIN_INTERVAL_CS = 5
 
@@ -71,6 +72,8 @@ def color_letter(color):
 
 def parse_int(text, what="value", lo=None, hi=None):
     try:
+        if not re.fullmatch(r"[+-]?[0-9]+", text):
+            raise ValueError
         v = int(text)
     except (ValueError, TypeError):
         raise GtpFail(f"syntax error: {what} must be an integer, not '{text}'") from None
@@ -81,6 +84,8 @@ def parse_int(text, what="value", lo=None, hi=None):
 
 def parse_float(text, what="value"):
     try:
+        if not text.isascii():
+            raise ValueError
         v = float(text)
     except (ValueError, TypeError):
         raise GtpFail(f"syntax error: {what} must be a number, not '{text}'") from None
@@ -371,7 +376,7 @@ class GtpServer:
             return
         parts = line.split()
         cid = ""
-        if parts[0].isdigit():
+        if _ID_RE.fullmatch(parts[0]):
             cid = parts.pop(0)
         if not parts:
             self._write(f"?{cid} syntax error: no command\n\n")
@@ -415,6 +420,8 @@ class GtpServer:
         return self.game.size
 
     def vertex(self, text):
+        if not text.isascii():
+            raise GtpFail(f"invalid vertex '{text}'")
         try:
             return coords.from_gtp(text, self.size)
         except coords.BadVertex as e:
@@ -479,8 +486,12 @@ class GtpServer:
             if self._evaluator_factory is not None:
                 ev = self._evaluator_factory(size)
             else:
-                from nets.evaluator import Evaluator, WeightsError  # noqa: F401 (lazy torch)
+                from nets.evaluator import Evaluator, available_sizes, weights_path
                 src = self.cfg.net.weights or size
+                path = self.cfg.net.weights or weights_path(size)
+                if not os.path.exists(path):     # say so without importing torch
+                    raise FileNotFoundError(f"{path} does not exist (shipped sizes: "
+                                            f"{available_sizes() or 'none'})")
                 ev = Evaluator.load(src, threads=self.cfg.net.threads,
                                     cache_size=self.cfg.net.cache_size)
                 if ev.board_size != size:
@@ -679,7 +690,7 @@ class GtpServer:
             i += 1
         elif need_color:
             raise GtpFail("syntax error: a colour is required")
-        if i < len(args) and args[i].isdigit():
+        if i < len(args) and _ID_RE.fullmatch(args[i]):
             interval = int(args[i])
             i += 1
         while i < len(args):
@@ -1059,8 +1070,8 @@ class GtpServer:
         if key == "pool.pool_size" and self._search is not None:
             try:
                 self._search.set_pool_size(new.pool.pool_size)
-                self._search.cfg = new if hasattr(self._search, "cfg") else None
             except Exception:
+                log.exception("set_pool_size failed; the search is rebuilt")
                 self._search = None
         elif table in ("search", "prior", "pool", "memory", "bhrf"):
             self._search = None          # rebuilt with the new settings at the next search
