@@ -553,6 +553,19 @@ def handicap_points(int size, int n):
     return pts
 
 
+def _restore_board(int size, bint superko, bytes raw, history):
+    cdef Board o = Board.__new__(Board, size, False, superko, _empty=True)
+    cdef const geom_t* g = get_geom(size)
+    if len(raw) != sizeof(board_t):
+        raise ValueError("board pickle of another build")
+    memcpy(o.b, <const char*>raw, sizeof(board_t))
+    o.b.g = g
+    o.n_history = 0
+    for h in history:
+        o._push_history(h)
+    return o
+
+
 cdef class Board:
     """A Go position with full rules: positional superko and typed errors.
 
@@ -662,6 +675,12 @@ cdef class Board:
         for i in range(self.n_history):
             o._push_history(self.history[i])
         return o
+
+    def __reduce__(self):
+        """Pickle support (root-parallel search sends positions to workers):
+        the raw board_t bytes of the used size plus the superko history."""
+        cdef const char* raw = <const char*>self.b
+        return (_restore_board, (self.b.g.size, self.superko, raw[:sizeof(board_t)], self._history()))
 
     def color_at(self, int p):
         self._check_point(p)

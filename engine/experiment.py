@@ -42,7 +42,7 @@ from board_ext.board import BLACK, WHITE, Board
 from engine import config as config_mod
 from engine import stats
 from engine.game import atomic_write
-from engine.search import RESIGN, Search
+from engine.search import RESIGN
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -89,24 +89,14 @@ _EVAL_CACHE = {}
 
 
 def make_engine(sets, size):
+    """A search for config overrides `sets`; the net is loaded once per
+    worker process and shared by both sides."""
+    from engine import factory
     cfg = config_mod.load(None, sets)
-    evaluator = memory = None
-    if cfg.prior.evaluator == "net" or cfg.memory.enabled:
-        key = (size, cfg.net.weights, cfg.net.threads)
-        if key not in _EVAL_CACHE:
-            from nets.evaluator import Evaluator
-            _EVAL_CACHE[key] = Evaluator.load(cfg.net.weights or size, threads=cfg.net.threads)
-        evaluator = _EVAL_CACHE[key]
-    elif cfg.prior.evaluator == "uniform":
-        from engine.evaluator import UniformEvaluator
-        evaluator = UniformEvaluator()
-    if cfg.memory.enabled:
-        from engine.memory import Memory, MemoryConfig
-        m = cfg.memory
-        memory = Memory(MemoryConfig(memory_size=m.memory_size, M=m.M, tau=m.tau, D=m.D,
-                                     hash_tables=m.hash_tables, hash_bits=m.hash_bits,
-                                     probe_radius=m.probe_radius), evaluator.feature_dim)
-    return Search(cfg, evaluator=evaluator, memory=memory), cfg
+    key = (size, cfg.prior.evaluator, cfg.net.weights, cfg.net.threads)
+    if key not in _EVAL_CACHE:
+        _EVAL_CACHE[key] = factory.load_evaluator(cfg, size)
+    return factory.make_search(cfg, _EVAL_CACHE[key]), cfg
 
 
 def play_game(sets_black, sets_white, size, komi, seed, seconds=None):

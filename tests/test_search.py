@@ -172,3 +172,30 @@ def test_rave_and_puct_run():
         s.set_position(Board(9), 7.0)
         r = s.run()
         assert 0 <= r.move <= 81 and r.playouts == 1000
+
+
+def test_root_parallel_merges_two_processes():
+    from engine import factory
+    s = factory.make_search(cfg("search.playouts=2000", "search.threads=2", "prior.evaluator=none"))
+    try:
+        b = Board(9)
+        s.set_position(b, 7.0)
+        r = s.run()
+        assert r.playouts == 2000
+        an = s.analysis()
+        # both processes' visits are merged
+        assert sum(d["visits"] for d in an) == 2000
+        assert r.move == an[0]["move"]
+        assert s.pool_stats()["processes"] == 2
+    finally:
+        s.close()
+
+
+def test_board_pickles():
+    import pickle
+    b = Board(9)
+    for m in (40, 41, 81):
+        b.play(m)
+    c = pickle.loads(pickle.dumps(b))
+    assert c.to_ascii() == b.to_ascii() and c.hash == b.hash and c._history() == b._history()
+    assert c.legal_moves() == b.legal_moves() and c.last_moves == b.last_moves

@@ -19,6 +19,7 @@ uses the same mechanism between commands.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
@@ -136,17 +137,13 @@ def area_score(size, colors, dead, komi):
 
 
 def build_search(cfg, size, net_for_size=None):
-    """A Search for ``size`` with the evaluator and memory the config asks
-    for.  ``net_for_size(size)`` gives the torch net or None (unavailable).
-    Returns (search, size_bound): size_bound is True when the evaluator only
-    fits this board size."""
-    from engine.search import Search
+    """A search for ``size`` with the evaluator the config asks for (see
+    engine.factory).  ``net_for_size(size)`` gives the torch net or None
+    (unavailable).  Returns (search, size_bound): size_bound is True when
+    the evaluator only fits this board size."""
+    from engine import factory
     ev, bound = None, False
-    kind = cfg.prior.evaluator
-    if kind == "uniform":
-        from engine.evaluator import UniformEvaluator
-        ev = UniformEvaluator()
-    elif kind == "net":
+    if cfg.prior.evaluator == "net":
         ev = net_for_size(size) if net_for_size is not None else None
         bound = True
         if ev is None:
@@ -154,19 +151,9 @@ def build_search(cfg, size, net_for_size=None):
                 raise GtpFail(f"no net weights for {size}x{size} (net.required is set)")
             log.warning("prior.evaluator = net but no net for %dx%d: searching without priors",
                         size, size)
-    memory = None
-    if cfg.memory.enabled:
-        dim = getattr(ev, "feature_dim", 0) or 0
-        if dim <= 0:
-            log.warning("memory.enabled needs the net's features (prior.evaluator = net with "
-                        "weights); M-MCTS memory disabled")
-        else:
-            from engine.memory import Memory, MemoryConfig
-            m = cfg.memory
-            memory = Memory(MemoryConfig(memory_size=m.memory_size, M=m.M, tau=m.tau, D=m.D,
-                                         hash_tables=m.hash_tables, hash_bits=m.hash_bits,
-                                         probe_radius=m.probe_radius, seed=cfg.search.seed), dim)
-    return Search(cfg, evaluator=ev, memory=memory), bound
+    elif cfg.prior.evaluator == "uniform":
+        ev = factory.load_evaluator(cfg, size)
+    return factory.make_search(cfg, ev), bound
 
 
 class Estimate:
@@ -486,17 +473,9 @@ class GtpServer:
             if self._evaluator_factory is not None:
                 ev = self._evaluator_factory(size)
             else:
-                from nets.evaluator import Evaluator, available_sizes, weights_path
-                src = self.cfg.net.weights or size
-                path = self.cfg.net.weights or weights_path(size)
-                if not os.path.exists(path):     # say so without importing torch
-                    raise FileNotFoundError(f"{path} does not exist (shipped sizes: "
-                                            f"{available_sizes() or 'none'})")
-                ev = Evaluator.load(src, threads=self.cfg.net.threads,
-                                    cache_size=self.cfg.net.cache_size)
-                if ev.board_size != size:
-                    raise ValueError(f"{src} is a {ev.board_size}x{ev.board_size} net, "
-                                     f"the board is {size}x{size}")
+                from engine import factory
+                ev = factory.load_evaluator(dataclasses.replace(
+                    self.cfg, prior=dataclasses.replace(self.cfg.prior, evaluator="net")), size)
         except Exception as e:
             log.warning("no net for %dx%d: %s", size, size, e)
             print(f"gomcts: no net for {size}x{size} ({e}); "

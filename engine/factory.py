@@ -1,0 +1,68 @@
+"""Building a search from a config: one place for the evaluator, the M-MCTS
+memory and the parallel wrapper, used by GTP, the experiment runner and the
+root-parallel workers.
+
+``load_evaluator`` imports ``nets`` (and so torch) only when a net is asked
+for and its weights exist, so the GTP server starts fast.
+"""
+import logging
+import os
+
+log = logging.getLogger("gomcts.factory")
+
+
+class NoNet(RuntimeError):
+    """No usable weights for a board size (the message says why)."""
+
+
+def load_evaluator(cfg, size):
+    """The Evaluator the config asks for at this board size.
+
+    prior.evaluator = none -> None; uniform -> UniformEvaluator; net -> the
+    torch net (nets.evaluator.Evaluator). Raises NoNet when the net is asked
+    for but no fitting weights exist.
+    """
+    kind = cfg.prior.evaluator
+    if kind == "none":
+        return None
+    if kind == "uniform":
+        from engine.evaluator import UniformEvaluator
+        return UniformEvaluator()
+    from nets.evaluator import Evaluator, available_sizes, weights_path   # torch stays lazy here
+    src = cfg.net.weights or size
+    path = cfg.net.weights or weights_path(size)
+    if not os.path.exists(path):
+        raise NoNet(f"{path} does not exist (shipped sizes: {available_sizes() or 'none'})")
+    try:
+        ev = Evaluator.load(src, threads=cfg.net.threads, cache_size=cfg.net.cache_size)
+    except ValueError as e:
+        raise NoNet(str(e)) from None
+    if ev.board_size != size:
+        raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
+    return ev
+
+
+def make_memory(cfg, evaluator):
+    """The M-MCTS memory when memory.enabled and the evaluator gives features."""
+    if not cfg.memory.enabled:
+        return None
+    dim = getattr(evaluator, "feature_dim", 0) or 0
+    if dim <= 0:
+        log.warning("memory.enabled needs the net's Conv7 features (prior.evaluator = net with "
+                    "weights); M-MCTS memory disabled")
+        return None
+    from engine.memory import Memory, MemoryConfig
+    m = cfg.memory
+    return Memory(MemoryConfig(memory_size=m.memory_size, M=m.M, tau=m.tau, D=m.D,
+                               hash_tables=m.hash_tables, hash_bits=m.hash_bits,
+                               probe_radius=m.probe_radius, seed=cfg.search.seed), dim)
+
+
+def make_search(cfg, evaluator=None):
+    """A Search, or a RootParallelSearch when search.threads > 1."""
+    memory = make_memory(cfg, evaluator)
+    if cfg.search.threads > 1:
+        from engine.parallel import RootParallelSearch
+        return RootParallelSearch(cfg, evaluator=evaluator, memory=memory)
+    from engine.search import Search
+    return Search(cfg, evaluator=evaluator, memory=memory)
