@@ -124,7 +124,8 @@ class RootParallelSearch:
         local = self.local.run(playouts=None if playouts is None else playouts - share * (k - 1),
                                seconds=seconds, stop_event=stop_event, callback=callback,
                                callback_interval=callback_interval)
-        self._stop.set()          # the local search is done: workers stop too
+        if local.stopped_by == "interrupt":
+            self._stop.set()      # an interrupt stops the workers too
         results = [local]
         analyses = [self.local.analysis()]
         for _, conn in self._workers:
