@@ -67,6 +67,7 @@ class Search:
         self._lock = threading.Lock()
         self.last_result = None
         self._seed = cfg.search.seed or (int(time.time() * 1e6) & 0x7FFFFFFF)
+        self._mem_keys = {}      # node -> (memory key, move, parent) for M-MCTS updates
         self._nets_asked = 0
 
     # ---------------------------------------------------------------- setup
@@ -104,6 +105,7 @@ class Search:
             self.tree = self._new_tree(board.size)
             self.tree.set_root(board)
             self.root_board = board
+            self._mem_keys = {}
             return False
         old = self.root_board
         k = board.move_count - old.move_count
@@ -127,6 +129,7 @@ class Search:
                     self.tree.set_root(board)
         if not reused:
             self.tree.set_root(board)
+            self._mem_keys = {}
         self.tree.reset_priors()
         self.root_board = board
         return reused
@@ -175,12 +178,32 @@ class Search:
         mem = self.memory
         phi = mem.phi(zeta)
         st = self.tree.node(node)
+        self._mem_keys[node] = (board.hash, st["move"], st["parent"])
         # the node's value for the player who moved into it
         v = st["W"] / st["N"] if st["N"] > 0 else 0.5
         mem.add_phi(board.hash, phi, v, st["N"])
         VM, NM, _ = mem.query(phi, exclude_key=board.hash)
         if NM > 0:
             self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
+
+    def _memory_update(self, paths):
+        """M-MCTS: every backup also updates the memory entries of the nodes
+        on the path (the paper's update(s) operation)."""
+        seen = set()
+        for path in paths:
+            for node in path:
+                if node in seen:
+                    continue
+                seen.add(node)
+                ent = self._mem_keys.get(node)
+                if ent is None:
+                    continue
+                st = self.tree.node(node)
+                if (st["move"], st["parent"]) != ent[1:]:
+                    del self._mem_keys[node]      # the node was recycled
+                    continue
+                if st["N"] > 0:
+                    self.memory.update(ent[0], st["W"] / st["N"], st["N"])
 
     def run(self, playouts=None, seconds=None, stop_event=None, callback=None, callback_interval=0.1):
         """Search the position set by set_position; returns a SearchResult.
@@ -221,7 +244,10 @@ class Search:
                 if nodes:
                     boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
                     self._evaluate(nodes, boards)
+                paths = [tree.pending_path(i) for i in range(len(leaves))] if self.memory else None
                 tree.finish_batch()
+                if paths:
+                    self._memory_update(paths)
                 n_done = len(leaves)
             else:
                 n_done = tree.simulate(min(chunk, left))

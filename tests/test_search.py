@@ -199,3 +199,23 @@ def test_board_pickles():
     c = pickle.loads(pickle.dumps(b))
     assert c.to_ascii() == b.to_ascii() and c.hash == b.hash and c._history() == b._history()
     assert c.legal_moves() == b.legal_moves() and c.last_moves == b.last_moves
+
+
+def test_mmcts_memory_hooks():
+    from engine.memory import Memory, MemoryConfig
+    ev = ScriptedEvaluator(features=64)
+    mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+    s = Search(cfg("search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50"),
+               evaluator=ev, memory=mem)
+    s.set_position(Board(9), 7.0)
+    s.run()
+    # every new node was added to the memory and its V_M backed up to the root
+    assert len(mem) > 100
+    root = s.tree.node(s.tree.root_id)
+    assert root["NM"] > 0 and 0.0 <= root["VM"] <= 1.0
+    kids = [s.tree.node(c[-1]) for c in s.tree.children()]
+    assert any(k["NM"] > 0 for k in kids)
+    st = mem.stats()
+    assert st["queries"] > 100
+    s.clear()
+    assert len(mem) == 0
