@@ -19,8 +19,12 @@ deps: .venv/.deps
 
 venv: deps
 
+# Extensions are built in build/ and moved into place with a rename, so
+# running engines keep their loaded copy (an in-place overwrite would crash them).
 build: deps
-	$(PY) setup.py -q build_ext --inplace
+	$(PY) setup.py -q build_ext --build-lib build/lib
+	@cd build/lib && for f in $$(find . -name '*.so'); do \
+	  cp "$$f" "../../$$f.tmp" && mv -f "../../$$f.tmp" "../../$$f"; done
 
 gnugo:
 	@if [ ! -x /usr/games/gnugo ]; then \
