@@ -1,5 +1,5 @@
 # See board.pyx for details.
-from libc.stdint cimport uint64_t, int16_t, uint8_t, int32_t
+from libc.stdint cimport uint64_t, int16_t, uint8_t, int32_t, uint16_t
 
 cdef enum:
     MAXSIZE = 19
@@ -34,6 +34,7 @@ ctypedef struct board_t:
     int n_empty            # entries in empty_list
     int16_t hist[NHIST]    # last moves, hist[0] newest; pass = nn; -1 none
     uint8_t color[MAXNN]   # EMPTY/BLACK/WHITE per point
+    uint16_t nbc[MAXNN]    # neighbour counts: bits 0-3 empty, 4-7 black, 8-11 white
     int16_t chain[MAXNN]   # representative point of the chain at p (stones only)
     int16_t chain_size[MAXNN]    # stones of chain, valid at the representative
     int16_t empty_list[MAXNN]    # the empty points, unordered

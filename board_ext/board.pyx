@@ -17,7 +17,7 @@ repeat the position); simple ko on ``board_t``; positional superko on
 ``Board`` (Zobrist hashes of every earlier position); area scoring
 (Tromp-Taylor) with komi.
 """
-from libc.stdint cimport uint64_t, int16_t, uint8_t
+from libc.stdint cimport uint64_t, int16_t, uint8_t, uint16_t
 from libc.string cimport memcpy, memset
 from cpython.mem cimport PyMem_Malloc, PyMem_Realloc, PyMem_Free
 cimport cython
@@ -200,6 +200,7 @@ cdef void board_init(board_t* b, const geom_t* g) noexcept nogil:
         b.hist[p] = -1
     for p in range(g.nn):
         b.color[p] = EMPTY
+        b.nbc[p] = g.n_nbr[p]
         b.chain[p] = -1
         b.chain_size[p] = 0
         b.empty_list[p] = p
@@ -214,6 +215,7 @@ cdef void board_copy(board_t* dst, const board_t* src) noexcept nogil:
     cdef size_t head = <size_t>(<char*>&src.color[0] - <char*>src)
     memcpy(dst, src, head)
     memcpy(dst.color, src.color, g.nn * sizeof(uint8_t))
+    memcpy(dst.nbc, src.nbc, g.nn * sizeof(uint16_t))
     memcpy(dst.chain, src.chain, g.nn * sizeof(int16_t))
     memcpy(dst.chain_size, src.chain_size, g.nn * sizeof(int16_t))
     memcpy(dst.empty_list, src.empty_list, g.nn * sizeof(int16_t))
@@ -232,9 +234,8 @@ cdef int board_illegal_reason(const board_t* b, int p, int c) noexcept nogil:
         return R_OCCUPIED
     if p == b.ko and c == b.to_move:
         return R_KO
-    for i in range(g.n_nbr[p]):
-        if b.color[g.nbr[p][i]] == EMPTY:
-            return R_OK
+    if b.nbc[p] & 15:
+        return R_OK             # an empty neighbour: a liberty
     for i in range(g.n_nbr[p]):
         n = g.nbr[p][i]
         r = b.chain[n]
@@ -305,6 +306,8 @@ cdef int _remove_chain(board_t* b, int r) noexcept nogil:
             b.chain[s] = -1
             b.hash ^= ZOB[c][s]
             _empty_add(b, s)
+            for i in range(g.n_nbr[s]):
+                b.nbc[g.nbr[s][i]] += 1 - (1 << (4 * c))
     for w in range(nw):
         word = SS[w]
         while word:
@@ -332,6 +335,8 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
         return 0
     b.passes = 0
     b.color[p] = c
+    for i in range(g.n_nbr[p]):
+        b.nbc[g.nbr[p][i]] += (1 << (4 * c)) - 1
     _empty_remove(b, p)
     b.hash ^= ZOB[c][p]
     b.chain[p] = p
@@ -435,11 +440,8 @@ cdef int board_is_eye(const board_t* b, int p, int c) noexcept nogil:
     in the centre)."""
     cdef const geom_t* g = b.g
     cdef int i, bad = 0
-    if b.color[p] != EMPTY:
+    if b.color[p] != EMPTY or ((b.nbc[p] >> (4 * c)) & 15) != g.n_nbr[p]:
         return 0
-    for i in range(g.n_nbr[p]):
-        if b.color[g.nbr[p][i]] != c:
-            return 0
     for i in range(g.n_diag[p]):
         if b.color[g.diag[p][i]] == 3 - c:
             bad += 1
