@@ -163,7 +163,10 @@ def run(exp, out_root, games=None, workers=None, only=None):
     with ProcessPoolExecutor(workers or exp["workers"]) as ex:
         futs = [ex.submit(_game_job, *j) for j in jobs]
         for f in as_completed(futs):
-            f.result()
+            try:
+                f.result()
+            except Exception as e:          # recorded, not fatal: a rerun retries the game
+                print(f"game failed: {type(e).__name__}: {e}", file=sys.stderr)
             bar.update(1)
     bar.close()
 

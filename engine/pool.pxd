@@ -65,6 +65,7 @@ cdef class Tree:
     cdef board_t* pend_boards
     cdef int pend_cap, n_pend
     cdef double* ens_visits       # ensemble: accumulated root visits per move
+    cdef uint8_t* root_forbid     # [nn+1] moves positional superko forbids at the root
     # -- methods (see pool.pyx)
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
@@ -75,7 +76,7 @@ cdef class Tree:
     cdef void _free_children(self, int n) noexcept nogil
     cdef int _recycle(self) noexcept nogil
     cdef int _new_node(self) noexcept nogil
-    cdef int _legal_count(self, const board_t* b) noexcept nogil
+    cdef int _legal_count(self, int node, const board_t* b) noexcept nogil
     cdef int _n_children(self, int node) noexcept nogil
     cdef int _random_untried(self, int node, const board_t* b) noexcept nogil
     cdef double _child_value(self, int c) noexcept nogil

@@ -125,12 +125,13 @@ cdef class Tree:
         self.pend_nmoves = <int*>malloc(self.pend_cap * sizeof(int))
         self.pend_boards = <board_t*>malloc(self.pend_cap * sizeof(board_t))
         self.ens_visits = <double*>calloc(self.nn + 1, sizeof(double))
+        self.root_forbid = <uint8_t*>calloc(self.nn + 1, sizeof(uint8_t))
         if (not self.move or not self.n_untried or not self.parent or not self.first_child
                 or not self.next_sibling or not self.lru_prev or not self.lru_next
                 or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
                 or not self.aW or not self.NM or not self.VM or not self.flags or not self.priors
                 or not self.root_board or not self.pend_path or not self.pend_boards
-                or not self.pend_moves or not self.ens_visits):
+                or not self.pend_moves or not self.ens_visits or not self.root_forbid):
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         self.rng.s = seed * <uint64_t>0x9E3779B97F4A7C15 + 12345
         self.n_pend = 0
@@ -142,7 +143,7 @@ cdef class Tree:
         free(self.N); free(self.W); free(self.P); free(self.aN); free(self.aW); free(self.NM)
         free(self.VM); free(self.flags); free(self.priors); free(self.root_board)
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
-        free(self.pend_boards); free(self.ens_visits)
+        free(self.pend_boards); free(self.ens_visits); free(self.root_forbid)
 
     # ------------------------------------------------------------ config
     def configure(self, *, K=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
@@ -315,10 +316,13 @@ cdef class Tree:
         return -1
 
     # ------------------------------------------------------------ tree ops
-    cdef int _legal_count(self, const board_t* b) noexcept nogil:
+    cdef int _legal_count(self, int node, const board_t* b) noexcept nogil:
         cdef int i, p, c = b.to_move, n = 1  # pass
+        cdef bint at_root = node == self.root
         for i in range(b.n_empty):
             p = b.empty_list[i]
+            if at_root and self.root_forbid[p]:
+                continue
             if not board_is_eye(b, p, c) and board_legal(b, p, c):
                 n += 1
         return n
@@ -333,7 +337,10 @@ cdef class Tree:
     cdef int _random_untried(self, int node, const board_t* b) noexcept nogil:
         cdef uint8_t mark[MAXNN + 1]
         cdef int c = self.first_child[node], i, j, p, n = b.n_empty, col = b.to_move
-        memset(mark, 0, self.nn + 1)
+        if node == self.root:
+            memcpy(mark, self.root_forbid, self.nn + 1)
+        else:
+            memset(mark, 0, self.nn + 1)
         while c >= 0:
             mark[self.move[c]] = 1
             c = self.next_sibling[c]
@@ -371,7 +378,7 @@ cdef class Tree:
         cdef uint8_t mark[MAXNN + 1]
         untried_move[0] = -1
         if self.n_untried[node] < 0:
-            self.n_untried[node] = self._legal_count(b) - self._n_children(node)
+            self.n_untried[node] = self._legal_count(node, b) - self._n_children(node)
             if self.n_untried[node] < 0:
                 self.n_untried[node] = 0
         if slot < 0 and self.tree_policy == 0 and self.n_untried[node] > 0:
@@ -404,7 +411,10 @@ cdef class Tree:
             return best
         if slot >= 0:
             pr = &self.priors[slot * (self.nn + 1)]
-            memset(mark, 0, self.nn + 1)
+            if node == self.root:
+                memcpy(mark, self.root_forbid, self.nn + 1)
+            else:
+                memset(mark, 0, self.nn + 1)
             c = self.first_child[node]
             while c >= 0:
                 mark[self.move[c]] = 1
@@ -617,6 +627,31 @@ cdef class Tree:
         return before - self.n_used
 
     # ------------------------------------------------------------ Python API
+    def set_root_forbidden(self, moves):
+        """Moves the root may not play (positional superko: the tree below
+        the root checks simple ko only). Children already there for such a
+        move are dropped."""
+        cdef int m, c, prev, nxt
+        memset(self.root_forbid, 0, self.nn + 1)
+        for m in moves:
+            if 0 <= m <= self.nn:
+                self.root_forbid[m] = 1
+        prev = -1
+        c = self.first_child[self.root]
+        while c >= 0:
+            nxt = self.next_sibling[c]
+            if self.root_forbid[self.move[c]]:
+                self._free_children(c)
+                if prev >= 0:
+                    self.next_sibling[prev] = nxt
+                else:
+                    self.first_child[self.root] = nxt
+                self._release(c)
+            else:
+                prev = c
+            c = nxt
+        self.n_untried[self.root] = -1
+
     def set_root(self, Board board):
         """Start a new tree at board (drops the old tree)."""
         if board.b.g.nn != self.nn:

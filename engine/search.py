@@ -106,6 +106,7 @@ class Search:
             self.tree.set_root(board)
             self.root_board = board
             self._mem_keys = {}
+            self._forbid_superko()
             return False
         old = self.root_board
         k = board.move_count - old.move_count
@@ -132,7 +133,14 @@ class Search:
             self._mem_keys = {}
         self.tree.reset_priors()
         self.root_board = board
+        self._forbid_superko()
         return reused
+
+    def _forbid_superko(self):
+        """Positional superko at the root (the tree checks simple ko only)."""
+        b = self.root_board
+        self.tree.set_root_forbidden([p for p in range(b.size * b.size)
+                                      if b.color_at(p) == 0 and b.illegal_reason(p) == "superko"])
 
     def clear(self):
         self.tree = None

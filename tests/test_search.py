@@ -219,3 +219,16 @@ def test_mmcts_memory_hooks():
     assert st["queries"] > 100
     s.clear()
     assert len(mem) == 0
+
+
+def test_root_respects_positional_superko():
+    from tests.test_board import KO, pt
+    b = Board.from_ascii(KO, to_move=BLACK)
+    b.play(pt("D2"), BLACK)
+    b.play(81, WHITE)
+    b.play(81, BLACK)
+    assert b.illegal_reason(pt("C2"), WHITE) == "superko"
+    s = Search(cfg("search.playouts=3000", "prior.evaluator=none"))
+    s.set_position(b, 7.0)
+    s.run()
+    assert pt("C2") not in [d["move"] for d in s.analysis()]
