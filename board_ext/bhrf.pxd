@@ -3,6 +3,16 @@ from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
 from board_ext.board cimport board_t, rng_t
 from board_ext.playout cimport policy_fn
 
+# What the rollout lookup reads of a node, packed in one record (one cache
+# line fetch per candidate reply instead of one per field).
+ctypedef struct look_t:
+    int32_t ctx_next        # next node with the same context, -1 none
+    int16_t reply           # the reply this node's tree is for
+    int16_t pad
+    float n                 # visits
+    float mean              # w / n
+    float isq               # 1 / sqrt(n)
+
 ctypedef struct forest_t:
     int nn                  # board points; nn = pass
     int capacity            # node arrays' length
@@ -24,6 +34,15 @@ ctypedef struct forest_t:
     float* w                # wins for the player of the reply
     uint32_t* stamp         # clock of the last update (last-reply)
     int32_t* last           # at a chain head: the chain's most recently updated node
+    look_t* look            # lookup records, mirrors reply/ctx_next/n/w
+    # per context (indexed by its chain head): the chain's nodes in one
+    # contiguous block of cidx, so a reply can be drawn by index
+    int32_t* cstart         # block start in cidx
+    int32_t* clen           # nodes in the block
+    int32_t* ccap           # block capacity
+    float* ctot             # sum of n over the chain
+    int32_t* cidx           # the blocks
+    long cidx_used, cidx_cap
     int32_t* root_child     # [nn+1] first child of reply tree r
     int32_t* table          # open addressing: context hash -> first node, -1 empty
     uint64_t table_mask     # table length - 1 (a power of two >= 2 capacity)

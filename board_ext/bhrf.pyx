@@ -24,7 +24,8 @@ Deviations from the paper, each a knob or stated here:
   and then played with probability ``min(1, u_r)``, ``u_r`` being its UCT
   estimate ``mean + b sqrt(ln(sum n) / n_r)``;
 * when the node arrays are full no new pattern is added (existing ones are
-  still updated).
+  still updated); the context table starts at 16k slots and doubles at half
+  load, so its probes stay in cache while the forest is small.
 """
 from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
 from libc.string cimport memset
@@ -77,6 +78,33 @@ cdef int _table_find(const forest_t* f, uint64_t h) noexcept nogil:
         i = (i + 1) & f.table_mask
 
 
+cdef void _index_add(forest_t* f, int head, int node) noexcept nogil:
+    """Append node to its context's contiguous block (grown by doubling at
+    the end of cidx; when cidx is full the node is left out of the block)."""
+    cdef int k, cap
+    if head == node:
+        if f.cidx_used + 4 > f.cidx_cap:
+            f.clen[head] = 0
+            f.ccap[head] = 0
+            return
+        f.cstart[head] = <int32_t>f.cidx_used
+        f.ccap[head] = 4
+        f.clen[head] = 0
+        f.ctot[head] = 0
+        f.cidx_used += 4
+    elif f.clen[head] == f.ccap[head]:
+        cap = 2 * f.ccap[head] if f.ccap[head] else 4
+        if f.cidx_used + cap > f.cidx_cap:
+            return
+        for k in range(f.clen[head]):
+            f.cidx[f.cidx_used + k] = f.cidx[f.cstart[head] + k]
+        f.cstart[head] = <int32_t>f.cidx_used
+        f.ccap[head] = cap
+        f.cidx_used += cap
+    f.cidx[f.cstart[head] + f.clen[head]] = node
+    f.clen[head] += 1
+
+
 cdef void _table_add(forest_t* f, int node) noexcept nogil:
     """Chain node into the list of its context."""
     cdef uint64_t h = f.chash[node], i = _mix(h) & f.table_mask
@@ -86,10 +114,13 @@ cdef void _table_add(forest_t* f, int node) noexcept nogil:
         if first < 0:
             f.table[i] = node
             f.ctx_next[node] = -1
+            f.look[node].ctx_next = -1
             return
         if f.chash[first] == h:
             f.ctx_next[node] = f.ctx_next[first]
             f.ctx_next[first] = node
+            f.look[node].ctx_next = f.ctx_next[node]
+            f.look[first].ctx_next = node
             return
         i = (i + 1) & f.table_mask
 
@@ -103,9 +134,35 @@ cdef int _child(const forest_t* f, int parent_first, int m) noexcept nogil:
     return -1
 
 
+cdef void _rehash(forest_t* f) noexcept nogil:
+    """Double the context table and re-chain every node (the table starts
+    small so that its probes stay in cache)."""
+    cdef uint64_t tl = (f.table_mask + 1) * 2
+    cdef int32_t* nt = <int32_t*>malloc(tl * sizeof(int32_t))
+    cdef int i, head
+    if nt == NULL:
+        return
+    free(f.table)
+    f.table = nt
+    f.table_mask = tl - 1
+    memset(f.table, 0xFF, tl * sizeof(int32_t))
+    for i in range(f.n_nodes):
+        _table_add(f, i)
+    for i in range(f.n_nodes):
+        head = _table_find(f, f.chash[i])
+        if head == i:
+            f.last[i] = i
+    for i in range(f.n_nodes):
+        head = _table_find(f, f.chash[i])
+        if f.stamp[i] >= f.stamp[f.last[head]]:
+            f.last[head] = i
+
+
 cdef int _new_node(forest_t* f, int m, int r, uint64_t h) noexcept nogil:
     if f.n_nodes >= f.capacity:
         return -1
+    if 2 * (f.n_nodes + 1) > <int>(f.table_mask + 1):
+        _rehash(f)
     cdef int i = f.n_nodes
     f.n_nodes += 1
     f.move[i] = m
@@ -115,17 +172,28 @@ cdef int _new_node(forest_t* f, int m, int r, uint64_t h) noexcept nogil:
     f.ctx_next[i] = -1
     f.n[i] = 0
     f.w[i] = 0
+    f.look[i].reply = r
+    f.look[i].n = 0
+    f.look[i].mean = 0
+    f.look[i].isq = 0
     f.stamp[i] = 0
     f.chash[i] = h
     f.last[i] = i
     _table_add(f, i)
+    _index_add(f, _table_find(f, h), i)
     return i
+
+
+cdef inline void _sync(forest_t* f, int c) noexcept nogil:
+    f.look[c].n = f.n[c]
+    f.look[c].mean = f.w[c] / f.n[c]
+    f.look[c].isq = 1.0 / sqrt(f.n[c])
 
 
 cdef void _update_tree(forest_t* f, const int16_t* seq, int i, double outcome) noexcept nogil:
     """Algorithm 2: walk the context seq[i-1], seq[i-2], ... of reply seq[i],
     updating existing nodes and creating at most one new one."""
-    cdef int r = seq[i], depth = 0, m, c, parent = -1
+    cdef int r = seq[i], depth = 0, m, c, parent = -1, k
     cdef uint64_t h = 0
     f.clock += 1
     while i > 0 and depth < f.max_depth:
@@ -145,13 +213,19 @@ cdef void _update_tree(forest_t* f, const int16_t* seq, int i, double outcome) n
                 f.child[parent] = c
             f.n[c] += 1
             f.w[c] += outcome
+            _sync(f, c)
             f.stamp[c] = f.clock
-            f.last[_table_find(f, h)] = c
+            k = _table_find(f, h)
+            f.last[k] = c
+            f.ctot[k] += 1
             return
         f.n[c] += 1
         f.w[c] += outcome
+        _sync(f, c)
         f.stamp[c] = f.clock
-        f.last[_table_find(f, h)] = c
+        k = _table_find(f, h)
+        f.last[k] = c
+        f.ctot[k] += 1
         parent = c
         depth += 1
 
@@ -184,11 +258,11 @@ cdef int _longest(const forest_t* f, const board_t* b, int* cand, int* cnode) no
     for d in range(D - 1, -1, -1):
         node = _table_find(f, hs[d])
         while node >= 0:
-            if f.reply[node] < f.nn:
-                cand[nc] = f.reply[node]
+            if f.look[node].reply < f.nn:
+                cand[nc] = f.look[node].reply
                 cnode[nc] = node
                 nc += 1
-            node = f.ctx_next[node]
+            node = f.look[node].ctx_next
         if nc:
             return nc
     return 0
@@ -196,12 +270,8 @@ cdef int _longest(const forest_t* f, const board_t* b, int* cand, int* cnode) no
 
 cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     cdef forest_t* f = <forest_t*>ctx
-    cdef int cand[MAXCAND]
-    cdef int cnode[MAXCAND]
-    cdef double u[MAXCAND]
-    cdef int nc, i, j, k, c = b.to_move, best
-    cdef double total_n, s, x, est, lg
-    cdef uint32_t bs
+    cdef int i, j, c = b.to_move, node
+    cdef double total_n, est, lg
     cdef uint64_t hs[MAXD]
     cdef uint64_t h = 0
     cdef int d, D = 0, head, r
@@ -225,54 +295,42 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
                 break
         return f.fallback(b, rng, NULL)
     if f.epsilon > 0 and rng_double(rng) < f.epsilon:
+        # soft-UCT (equation 1) over the legal replies of the longest
+        # matching context, by rejection sampling: draw a reply of the
+        # context uniformly and accept it with probability u_r / (1 + lg)
+        # (u_r <= 1 + lg), which draws r with probability u_r / sum u; an
+        # illegal or eye-filling draw is rejected too, so the draw is exact
+        # over the legal replies. At most 32 draws, then the default policy.
+        # Deviation: sum n in the log term runs over all replies of the
+        # context (kept per context, no legality test per reply).
         f.asked += 1
-        nc = _longest(f, b, cand, cnode)
-        if nc:
-            if f.selection == 1:
-                # last-reply: the most recently chosen reply, if legal
-                best = 0
-                bs = f.stamp[cnode[0]]
-                for i in range(1, nc):
-                    if f.stamp[cnode[i]] > bs:
-                        bs = f.stamp[cnode[i]]
-                        best = i
-                if not board_is_eye(b, cand[best], c) and board_legal(b, cand[best], c):
-                    f.suggested += 1
-                    f.played += 1
-                    return cand[best]
-            else:
-                # soft-UCT (equation 1) over the legal replies: draw r with
-                # probability u_r / sum u, rejecting (and re-drawing without)
-                # an illegal or eye-filling r, which samples exactly from
-                # the legal set; sum n in the log term runs over all replies
-                # of the context (deviation: saves a legality test per reply)
-                total_n = 0
-                for i in range(nc):
-                    total_n += f.n[cnode[i]]
-                lg = log(total_n if total_n > 1 else 1)
-                s = 0
-                for i in range(nc):
-                    x = f.w[cnode[i]] / f.n[cnode[i]]
-                    u[i] = x + f.b * sqrt(lg / f.n[cnode[i]])
-                    s += u[i]
-                while s > 1e-12:
-                    x = rng_double(rng) * s
-                    j = nc - 1
-                    for i in range(nc):
-                        x -= u[i]
-                        if x <= 0 and u[i] > 0:
-                            j = i
-                            break
-                    if u[j] <= 0:
-                        break
-                    if not board_is_eye(b, cand[j], c) and board_legal(b, cand[j], c):
-                        f.suggested += 1
-                        if rng_double(rng) < u[j]:
-                            f.played += 1
-                            return cand[j]
-                        break
-                    s -= u[j]
-                    u[j] = 0
+        while D < f.max_depth and D < NHIST and b.hist[D] >= 0:
+            h ^= CTXZ[D][b.hist[D]]
+            hs[D] = h
+            D += 1
+        head = -1
+        for d in range(D - 1, -1, -1):
+            node = _table_find(f, hs[d])
+            if node >= 0 and f.clen[node] > 0:
+                head = node
+                break
+        if head < 0:
+            return f.fallback(b, rng, NULL)
+        total_n = f.ctot[head]
+        lg = f.b * sqrt(log(total_n if total_n > 1 else 1))
+        for i in range(32):
+            j = f.cidx[f.cstart[head] + rng_int(rng, f.clen[head])]
+            est = f.look[j].mean + lg * f.look[j].isq
+            if rng_double(rng) * (1.0 + lg) >= est:
+                continue
+            r = f.look[j].reply
+            if board_is_eye(b, r, c) or not board_legal(b, r, c):
+                continue
+            f.suggested += 1
+            if rng_double(rng) < est:
+                f.played += 1
+                return r
+            break
     return f.fallback(b, rng, NULL)
 
 
@@ -316,31 +374,44 @@ cdef class Forest:
         f.w = <float*>malloc(capacity * sizeof(float))
         f.stamp = <uint32_t*>malloc(capacity * sizeof(uint32_t))
         f.last = <int32_t*>malloc(capacity * sizeof(int32_t))
+        f.look = <look_t*>malloc(capacity * sizeof(look_t))
+        f.cstart = <int32_t*>malloc(capacity * sizeof(int32_t))
+        f.clen = <int32_t*>malloc(capacity * sizeof(int32_t))
+        f.ccap = <int32_t*>malloc(capacity * sizeof(int32_t))
+        f.ctot = <float*>malloc(capacity * sizeof(float))
+        f.cidx_cap = 4 * <long>capacity
+        f.cidx = <int32_t*>malloc(f.cidx_cap * sizeof(int32_t))
         f.root_child = <int32_t*>malloc((f.nn + 1) * sizeof(int32_t))
         f.chash = <uint64_t*>malloc(capacity * sizeof(uint64_t))
-        cdef uint64_t tl = 1
-        while tl < 2 * <uint64_t>capacity:
-            tl <<= 1
+        cdef uint64_t tl = 1 << 14
         f.table_mask = tl - 1
         f.table = <int32_t*>malloc(tl * sizeof(int32_t))
         if not (f.move and f.reply and f.child and f.sibling and f.ctx_next and f.n and f.w
-                and f.stamp and f.last and f.root_child and f.chash and f.table):
+                and f.stamp and f.last and f.look and f.cstart and f.clen and f.ccap and f.ctot and f.cidx and f.root_child and f.chash and f.table):
             raise MemoryError("cannot allocate the reply forest")
         self.clear()
 
     def __dealloc__(self):
         free(self.f.move); free(self.f.reply); free(self.f.child); free(self.f.sibling)
         free(self.f.ctx_next); free(self.f.n); free(self.f.w); free(self.f.stamp)
-        free(self.f.root_child); free(self.f.chash); free(self.f.table); free(self.f.last)
+        free(self.f.root_child); free(self.f.chash); free(self.f.table); free(self.f.last); free(self.f.look)
+        free(self.f.cstart); free(self.f.clen); free(self.f.ccap); free(self.f.ctot); free(self.f.cidx)
 
     def clear(self):
         """Forget every pattern (new game)."""
         cdef int i
         self.f.n_nodes = 0
+        self.f.cidx_used = 0
         self.f.clock = 0
         self.f.asked = self.f.suggested = self.f.played = 0
         for i in range(self.f.nn + 1):
             self.f.root_child[i] = -1
+        if self.f.table_mask + 1 > (1 << 14):
+            free(self.f.table)
+            self.f.table_mask = (1 << 14) - 1
+            self.f.table = <int32_t*>malloc((self.f.table_mask + 1) * sizeof(int32_t))
+            if self.f.table == NULL:
+                raise MemoryError("cannot allocate the reply forest table")
         memset(self.f.table, 0xFF, (self.f.table_mask + 1) * sizeof(int32_t))
 
     def update(self, moves, int first_color, double black_reward):
@@ -385,7 +456,7 @@ cdef class Forest:
     def stats(self):
         return {"nodes": self.f.n_nodes, "capacity": self.f.capacity, "asked": self.f.asked,
                 "suggested": self.f.suggested, "played": self.f.played,
-                "bytes": self.f.capacity * (2 + 2 + 4 * 3 + 4 * 2 + 4 + 8 + 4) + 4 * (self.f.table_mask + 1)}
+                "bytes": self.f.capacity * (2 + 2 + 4 * 3 + 4 * 2 + 4 + 8 + 4 + 20 + 16 + 16) + 4 * (self.f.table_mask + 1)}
 
     @property
     def epsilon(self):
