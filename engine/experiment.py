@@ -226,7 +226,8 @@ def report(exp, rows, path_md, path_png, argv):
             continue
         xs = [p["x"] for p in pts]
         ys = [100 * p["winrate"] for p in pts]
-        err = [[100 * (p["winrate"] - p["lo"]) for p in pts], [100 * (p["hi"] - p["winrate"]) for p in pts]]
+        err = [[max(0.0, 100 * (p["winrate"] - p["lo"])) for p in pts],
+               [max(0.0, 100 * (p["hi"] - p["winrate"])) for p in pts]]
         ax.errorbar(xs, ys, yerr=err, marker="o", capsize=3, label=s)
     ax.axhline(50, color="gray", ls=":", lw=1)
     if exp.get("x_log"):

@@ -65,6 +65,7 @@ cdef class Tree:
     cdef board_t* pend_boards
     cdef int pend_cap, n_pend
     cdef double* ens_visits       # ensemble: accumulated root visits per move
+    cdef double* ens_wins         # ensemble: accumulated root rewards per move
     cdef uint8_t* root_forbid     # [nn+1] moves positional superko forbids at the root
     # -- methods (see pool.pyx)
     cdef void _reset_pool(self) noexcept nogil

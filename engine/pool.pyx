@@ -125,13 +125,14 @@ cdef class Tree:
         self.pend_nmoves = <int*>malloc(self.pend_cap * sizeof(int))
         self.pend_boards = <board_t*>malloc(self.pend_cap * sizeof(board_t))
         self.ens_visits = <double*>calloc(self.nn + 1, sizeof(double))
+        self.ens_wins = <double*>calloc(self.nn + 1, sizeof(double))
         self.root_forbid = <uint8_t*>calloc(self.nn + 1, sizeof(uint8_t))
         if (not self.move or not self.n_untried or not self.parent or not self.first_child
                 or not self.next_sibling or not self.lru_prev or not self.lru_next
                 or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
                 or not self.aW or not self.NM or not self.VM or not self.flags or not self.priors
                 or not self.root_board or not self.pend_path or not self.pend_boards
-                or not self.pend_moves or not self.ens_visits or not self.root_forbid):
+                or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid):
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         self.rng.s = seed * <uint64_t>0x9E3779B97F4A7C15 + 12345
         self.n_pend = 0
@@ -143,7 +144,7 @@ cdef class Tree:
         free(self.N); free(self.W); free(self.P); free(self.aN); free(self.aW); free(self.NM)
         free(self.VM); free(self.flags); free(self.priors); free(self.root_board)
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
-        free(self.pend_boards); free(self.ens_visits); free(self.root_forbid)
+        free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
 
     # ------------------------------------------------------------ config
     def configure(self, *, K=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
@@ -581,6 +582,7 @@ cdef class Tree:
             c = self.first_child[self.root]
             while c >= 0:
                 self.ens_visits[self.move[c]] += self.N[c]
+                self.ens_wins[self.move[c]] += self.W[c]
                 c = self.next_sibling[c]
             self._free_children(self.root)
             self.N[self.root] = 0
@@ -659,6 +661,7 @@ cdef class Tree:
         board_copy(self.root_board, board.b)
         self._reset_pool()
         memset(self.ens_visits, 0, (self.nn + 1) * sizeof(double))
+        memset(self.ens_wins, 0, (self.nn + 1) * sizeof(double))
 
     def advance(self, int m, Board board):
         """Make the child for move m the root (tree reuse); board is the new
@@ -687,6 +690,7 @@ cdef class Tree:
         self.n_untried[keep] = -1   # superko may differ at the new root: recount
         board_copy(self.root_board, board.b)
         memset(self.ens_visits, 0, (self.nn + 1) * sizeof(double))
+        memset(self.ens_wins, 0, (self.nn + 1) * sizeof(double))
         self.stopped_full = False
         return True
 
@@ -869,7 +873,9 @@ cdef class Tree:
         return out
 
     def ensemble_visits(self):
-        return [self.ens_visits[m] for m in range(self.nn + 1)]
+        """Root visits and rewards per move accumulated by the ensemble
+        policy over the trees it discarded: [(visits, wins)] by move."""
+        return [(self.ens_visits[m], self.ens_wins[m]) for m in range(self.nn + 1)]
 
     def check_invariants(self):
         """Walk the tree: every node reachable once, counts consistent.

@@ -306,7 +306,6 @@ class Search:
         if self.tree is None:
             return []
         ch = self.tree.children()
-        ens = self.tree.ensemble_visits() if self.cfg.pool.full_policy == "ensemble" else None
         pmax = max((x[3] for x in ch), default=0.0) if any(x[3] for x in ch) else 0.0
         has_priors = self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0
         out = []
@@ -320,12 +319,28 @@ class Search:
                 wr = min(1.0, max(0.0, wr))
             else:
                 wr = W / N if N > 0 else 0.5
-            if ens is not None:
-                visits += ens[move]
+            out.append({"move": move, "visits": visits, "winrate": wr, "prior": P,
+                        "pv": [move] + self.tree.pv(node, 15), "N": N})
+        if self.cfg.pool.full_policy == "ensemble":
+            # ensemble MCTS decides on the visits summed over every tree it
+            # built (Fern & Lewis; Powley et al.)
+            by = {d["move"]: d for d in out}
+            for move, (ev, ew) in enumerate(self.tree.ensemble_visits()):
+                if ev <= 0:
+                    continue
+                d = by.get(move)
+                if d is None:
+                    d = by[move] = {"move": move, "visits": 0.0, "winrate": 0.5, "prior": 0.0,
+                                    "pv": [move], "N": 0.0}
+                    out.append(d)
+                tot = d["visits"] + ev
+                d["winrate"] = (d["winrate"] * d["visits"] + ew) / tot
+                d["visits"] = tot
+        for d in out:
+            wr, visits = d["winrate"], d["visits"]
             sd = math.sqrt(max(wr * (1 - wr), 1e-9) / max(visits, 1.0))
-            out.append({"move": move, "visits": int(round(visits)), "winrate": wr, "prior": P,
-                        "lcb": max(0.0, wr - 1.96 * sd), "pv": [move] + self.tree.pv(node, 15),
-                        "N": N})
+            d["lcb"] = max(0.0, wr - 1.96 * sd)
+            d["visits"] = int(round(visits))
         out.sort(key=lambda d: (-d["visits"], -d["winrate"]))
         return out[:max_children] if max_children else out
 

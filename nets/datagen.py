@@ -101,6 +101,8 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--shard-games", type=int, default=25)
+    ap.add_argument("--start-shard", type=int, default=0,
+                    help="first shard index (lets two runs fill disjoint shard ranges of one dir)")
     ap.add_argument("--random-opening", type=int, default=4,
                     help="at most this many random opening moves (default 4)")
     args = ap.parse_args(argv)
@@ -110,7 +112,8 @@ def main(argv=None):
         ap.error("--games, --workers and --shard-games must be positive")
     os.makedirs(args.out, exist_ok=True)
     n_shards = (args.games + args.shard_games - 1) // args.shard_games
-    todo = [i for i in range(n_shards) if not os.path.exists(shard_path(args.out, args.level, i))]
+    shards = range(args.start_shard, args.start_shard + n_shards)
+    todo = [i for i in shards if not os.path.exists(shard_path(args.out, args.level, i))]
     done_games = (n_shards - len(todo)) * args.shard_games
     from tqdm import tqdm
     bar = tqdm(total=n_shards * args.shard_games, initial=done_games, unit="game",

@@ -232,3 +232,14 @@ def test_root_respects_positional_superko():
     s.set_position(b, 7.0)
     s.run()
     assert pt("C2") not in [d["move"] for d in s.analysis()]
+
+
+def test_ensemble_decides_on_summed_visits():
+    s = Search(cfg("search.playouts=600", "search.early_stop=false", "prior.evaluator=none",
+                   "pool.pool_size=40", "pool.full_policy=ensemble"))
+    s.set_position(Board(9), 7.0)
+    r = s.run()
+    an = s.analysis()
+    # the trees were discarded but their root visits still count
+    assert sum(d["visits"] for d in an) >= 590
+    assert r.move == an[0]["move"] and r.visits >= 590
