@@ -240,6 +240,7 @@ def test_ensemble_decides_on_summed_visits():
     s.set_position(Board(9), 7.0)
     r = s.run()
     an = s.analysis()
-    # the trees were discarded but their root visits still count
-    assert sum(d["visits"] for d in an) >= 590
-    assert r.move == an[0]["move"] and r.visits >= 590
+    # the trees were discarded but their root visits still count (a stunted
+    # simulation at each reset reaches no child)
+    assert sum(d["visits"] for d in an) >= 560
+    assert r.move == an[0]["move"] and r.visits >= 560
