@@ -209,6 +209,16 @@ def report(exp, rows, path_md, path_png, argv):
         lines.append(f"| {r['label']} | {r['games']} | {r['wins']:g} | {100 * r['winrate']:.1f}% | "
                      f"{100 * r['lo']:.1f}% - {100 * r['hi']:.1f}% | {stats.fmt_elo(r['elo'])} | "
                      f"{r['moves']:.0f} | {r['seconds']:.1f} |")
+    uses_net = any("prior.evaluator=net" in x or "memory.enabled=true" in x
+                   for x in exp["common"] + exp["baseline"] + sum((v.get("sets", []) for v in exp["variant"]), []))
+    if uses_net:
+        import hashlib
+        w = os.path.join(HERE, "nets", "weights", f"{exp['size']}x{exp['size']}.pt")
+        if os.path.exists(w):
+            with open(w, "rb") as fh:
+                sha = hashlib.sha256(fh.read()).hexdigest()[:12]
+            lines += ["", f"Net: `nets/weights/{exp['size']}x{exp['size']}.pt` (sha256 {sha}...; "
+                      "provenance in the .json beside it)."]
     if exp.get("notes"):
         lines += ["", exp["notes"]]
     atomic_write(path_md, "\n".join(lines) + "\n")
