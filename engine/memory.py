@@ -206,6 +206,9 @@ class MemoryConfig:
         return cls(**dict(values))
 
 
+CENTER_AFTER = 64     # entries before the SimHash centre is fixed
+
+
 def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
@@ -393,6 +396,7 @@ class Memory:
         self._buckets: dict[int, set[int]] = {}
         if getattr(self, "_bin_count", None) is not None:
             self._bin_count[:] = 0
+        self._center = None      # SimHash centre, fixed once CENTER_AFTER entries exist
         self._evict_slots: list[int] = []
         self._evict_stamps: list[int] = []
         self._queries = 0
@@ -436,6 +440,8 @@ class Memory:
         dimensions (identity when ``simhash_dim`` is None).  Codes can be
         passed to :meth:`add_phi` / :meth:`query` to hash a state once."""
         phi = np.asarray(phi, dtype=np.float32)
+        if self._center is not None:
+            phi = phi - self._center
         if self._fold_signs is not None:
             phi = (phi * self._fold_signs).reshape(
                 phi.shape[:-1] + (-1, self.simhash_dim)).sum(axis=-2)
@@ -513,7 +519,35 @@ class Memory:
                 bucket.add(slot)
         self._key_to_slot[key] = slot
         self._slot_key[slot] = key
+        if self._center is None and self._size == CENTER_AFTER:
+            self._set_center()
         return True
+
+    def _set_center(self) -> None:
+        """Centre SimHash on the mean of the stored phi and rehash them.
+
+        Deviation from the paper (candidate generation only): Conv7
+        activations are ReLU outputs, so every phi shares a large common
+        component and uncentred hyperplanes put most states in the same
+        bins (thousands of candidates a query). Distances stay the exact
+        cosines of the uncentred phi."""
+        n = self._size
+        self._center = self._phi[:n].mean(axis=0)
+        codes = self.codes(self._phi[:n])
+        bins = codes + self._table_offset[None, :]
+        self._codes[:n] = bins
+        self._buckets = {}
+        if self._bin_count is not None:
+            self._bin_count[:] = 0
+            np.add.at(self._bin_count, bins.ravel(), 1)
+        buckets = self._buckets
+        for slot, row in enumerate(bins.tolist()):
+            for code in row:
+                bucket = buckets.get(code)
+                if bucket is None:
+                    buckets[code] = {slot}
+                else:
+                    bucket.add(slot)
 
     def update(self, key: int, V: float, N: float) -> bool:
         """Set V and N of the stored entry ``key`` and mark it used.
