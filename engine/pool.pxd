@@ -16,7 +16,7 @@ cdef class Tree:
     cdef int gc_threshold
     cdef int tree_policy          # 0 UCB1, 1 PUCT
     cdef bint rave
-    cdef double K, c_puct, rave_equiv, cnn_strength, vloss, komi
+    cdef double K, K_prior, c_puct, rave_equiv, cnn_strength, vloss, komi
     cdef int max_rollout_moves
     cdef bint use_memory
     cdef double lambda_c

@@ -87,6 +87,7 @@ cdef class Tree:
         self.tree_policy = 0
         self.rave = False
         self.K = 0.7
+        self.K_prior = 0.0
         self.c_puct = 1.5
         self.rave_equiv = 1000.0
         self.cnn_strength = 200.0
@@ -147,11 +148,12 @@ cdef class Tree:
         free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
 
     # ------------------------------------------------------------ config
-    def configure(self, *, K=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
+    def configure(self, *, K=None, K_prior=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
                   gc_threshold=None, use_memory=None, lambda_c=None, seed=None):
         """Set search constants (names as in the papers)."""
         if K is not None: self.K = K
+        if K_prior is not None: self.K_prior = K_prior
         if c_puct is not None: self.c_puct = c_puct
         if tree_policy is not None:
             if tree_policy not in ("ucb1", "puct"):
@@ -374,7 +376,7 @@ cdef class Tree:
         """Best child of node, or -1 with *untried_move set to the move to expand."""
         cdef int c, best = -1, ties = 0, m, slot = self.prior_slot[node], nleg
         cdef double parentN = self.N[node], logN, score, bestscore = -INFINITY, n, p, pmax, N0
-        cdef double fpu, sq
+        cdef double fpu, sq, Kn
         cdef float* pr
         cdef uint8_t mark[MAXNN + 1]
         untried_move[0] = -1
@@ -390,13 +392,17 @@ cdef class Tree:
             self.n_untried[node] = 0
         logN = log(parentN if parentN > 1.0 else 1.0)
         sq = sqrt(parentN if parentN > 1.0 else 1.0)
+        # at a node with net priors the prior visits do the exploring: UCB1
+        # uses K_prior there (0 by default, as Fuego and libEGO run prior-
+        # initialised UCT); elsewhere K
+        Kn = self.K_prior if slot >= 0 else self.K
         c = self.first_child[node]
         while c >= 0:
             n = self.N[c]
             if n <= 0:
                 score = INFINITY
             elif self.tree_policy == 0:
-                score = self._child_value(c) + self.K * sqrt(logN / n)
+                score = self._child_value(c) + Kn * sqrt(logN / n)
             else:
                 score = self._child_value(c) + self.c_puct * self.P[c] * sq / (1.0 + n)
             if score > bestscore:
@@ -433,7 +439,10 @@ cdef class Tree:
                     continue
                 if self.tree_policy == 0:
                     N0 = self.cnn_strength * p / pmax
-                    score = INFINITY if N0 <= 0 else 0.5 * (1 + p / pmax) + self.K * sqrt(logN / N0)
+                    if N0 <= 0:
+                        score = INFINITY if Kn > 0 else 0.5
+                    else:
+                        score = 0.5 * (1 + p / pmax) + Kn * sqrt(logN / N0)
                 else:
                     score = fpu + self.c_puct * p * sq
                 if score > bestscore:

@@ -79,7 +79,7 @@ class Search:
         c = self.cfg
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
-        t.configure(K=c.search.K, c_puct=c.search.c_puct, tree_policy=c.search.policy,
+        t.configure(K=c.search.K, K_prior=c.prior.K, c_puct=c.search.c_puct, tree_policy=c.search.policy,
                     rave=c.search.rave, rave_equiv=c.search.rave_equiv,
                     cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
