@@ -362,19 +362,27 @@ class Search:
         return SearchResult(move, wr, visits, done, seconds, pv, stopped_by)
 
     def _safe_pass(self, an):
-        """Pass only if that cannot lose under area scoring: if the opponent
-        just passed, passing ends the game and the raw Tromp-Taylor score
-        decides; never pass then while it says we lose (dead opponent stones
-        still on the board) and a board move exists."""
+        """Pass only when it is safe and meant.
+
+        * If the opponent just passed, passing ends the game and the raw
+          Tromp-Taylor score decides: never pass then while it says we lose
+          (dead opponent stones still on the board) and a board move exists.
+        * Otherwise pass only when the search is sure of it (at least
+          max(50, 10%) of the visits): a pass that won a handful of noisy
+          playouts among hundreds of root moves gives the opponent a free
+          move under area scoring.
+        """
         b = self.root_board
         nn = b.size ** 2
-        if b.last_move != nn:
+        board_moves = [d for d in an if d["move"] != nn and d["visits"] > 0]
+        if b.last_move == nn:
+            s = b.score(self.komi)
+            mine = s if b.to_move == 1 else -s
+            if mine > 0 or not board_moves:
+                return nn
+            return board_moves[0]["move"]
+        total = sum(d["visits"] for d in an)
+        passing = next((d for d in an if d["move"] == nn), None)
+        if passing is not None and passing["visits"] >= max(50, 0.1 * total) or not board_moves:
             return nn
-        s = b.score(self.komi)
-        mine = s if b.to_move == 1 else -s
-        if mine > 0:
-            return nn
-        for d in an:
-            if d["move"] != nn:
-                return d["move"]
-        return nn
+        return board_moves[0]["move"]
