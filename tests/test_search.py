@@ -244,3 +244,15 @@ def test_ensemble_decides_on_summed_visits():
     # simulation at each reset reaches no child)
     assert sum(d["visits"] for d in an) >= 560
     assert r.move == an[0]["move"] and r.visits >= 560
+
+
+def test_no_noise_pass_on_an_open_board():
+    # 500 playouts over 362 root moves: a pass that won its few playouts
+    # must not be played while the board is open
+    s = Search(cfg("search.playouts=500", "prior.evaluator=none", "search.early_stop=false"))
+    b = Board(19)
+    for _ in range(3):
+        s.set_position(b, 7.5)
+        r = s.run()
+        assert r.move != 361
+        b.play(r.move)
