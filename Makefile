@@ -42,7 +42,7 @@ bench: build gnugo
 	$(PY) bench/playouts.py --size 9 --policy expert --seconds 3
 	$(PY) bench/playouts.py --size 19 --policy random --seconds 3
 	$(PY) bench/playouts.py --size 19 --policy expert --seconds 3
-	@for b in search memory net bhrf; do [ -f bench/$$b.py ] && $(PY) bench/$$b.py || true; done
+	@for b in search memory net bhrf parallel pool_rss; do $(PY) bench/$$b.py || exit 1; done
 
 gtp: build
 	$(PY) gtp_main.py --config $(CONFIG)
