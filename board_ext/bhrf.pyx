@@ -190,10 +190,23 @@ cdef inline void _sync(forest_t* f, int c) noexcept nogil:
     f.look[c].isq = 1.0 / sqrt(f.n[c])
 
 
+cdef inline void _record(forest_t* f, int c, uint64_t h, double outcome) noexcept nogil:
+    """One outcome for pattern node c (context hash h): its mean, its
+    recency for last-reply, and its context's visit total."""
+    cdef int k
+    f.n[c] += 1
+    f.w[c] += outcome
+    _sync(f, c)
+    f.stamp[c] = f.clock
+    k = _table_find(f, h)
+    f.last[k] = c
+    f.ctot[k] += 1
+
+
 cdef void _update_tree(forest_t* f, const int16_t* seq, int i, double outcome) noexcept nogil:
     """Algorithm 2: walk the context seq[i-1], seq[i-2], ... of reply seq[i],
     updating existing nodes and creating at most one new one."""
-    cdef int r = seq[i], depth = 0, m, c, parent = -1, k
+    cdef int r = seq[i], depth = 0, m, c, parent = -1
     cdef uint64_t h = 0
     f.clock += 1
     while i > 0 and depth < f.max_depth:
@@ -211,21 +224,9 @@ cdef void _update_tree(forest_t* f, const int16_t* seq, int i, double outcome) n
             else:
                 f.sibling[c] = f.child[parent]
                 f.child[parent] = c
-            f.n[c] += 1
-            f.w[c] += outcome
-            _sync(f, c)
-            f.stamp[c] = f.clock
-            k = _table_find(f, h)
-            f.last[k] = c
-            f.ctot[k] += 1
+            _record(f, c, h, outcome)
             return
-        f.n[c] += 1
-        f.w[c] += outcome
-        _sync(f, c)
-        f.stamp[c] = f.clock
-        k = _table_find(f, h)
-        f.last[k] = c
-        f.ctot[k] += 1
+        _record(f, c, h, outcome)
         parent = c
         depth += 1
 

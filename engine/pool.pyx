@@ -7,9 +7,9 @@ Cowling & Whitehouse, "Memory Bounded Monte Carlo Tree Search"), and one
 MCTS simulation ``select -> expand -> rollout -> backup`` in ``nogil`` code.
 Never imports torch; the evaluator is reached from engine/search.py.
 
-Bytes per node: 62 (move 2, n_untried 2, parent/first_child/next_sibling 12,
-lru_prev/lru_next 8, prior_slot 4, N/W/P 12, aN/aW 8, NM/VM 8, flags 1, pad 1
-counted as 62 with the pad omitted).  The paper's C++ nodes are 48 to 56 bytes.
+Bytes per node: 57 (move 2, n_untried 2, parent/first_child/next_sibling 12,
+lru_prev/lru_next 8, prior_slot 4, N/W/P 12, aN/aW 8, NM/VM 8, flags 1),
+``BYTES_PER_NODE``.  The paper's C++ nodes are 48 to 56 bytes.
 
 Tree layout.  Left-child right-sibling, one node per move (the paper's
 Figure 1).  Expansion adds one node per simulation: the first move chosen at
