@@ -209,6 +209,10 @@ def report(exp, rows, path_md, path_png, argv):
         lines.append(f"| {r['label']} | {r['games']} | {r['wins']:g} | {100 * r['winrate']:.1f}% | "
                      f"{100 * r['lo']:.1f}% - {100 * r['hi']:.1f}% | {stats.fmt_elo(r['elo'])} | "
                      f"{r['moves']:.0f} | {r['seconds']:.1f} |")
+    lines += ["", "Variants (on top of both sides' settings):", ""]
+    for v in exp["variant"]:
+        lines.append(f"- {variant_label(v)}: `{' '.join(v.get('sets', []))}` against "
+                     f"`{' '.join(v.get('baseline', exp['baseline'])) or '(defaults)'}`")
     uses_net = any("prior.evaluator=net" in x or "memory.enabled=true" in x
                    for x in exp["common"] + exp["baseline"] + sum((v.get("sets", []) for v in exp["variant"]), []))
     if uses_net:
