@@ -246,16 +246,24 @@ cdef void bhrf_update(void* ctx, const int16_t* moves, int n, int n_tree,
         _update_tree(f, moves, i, out)
 
 
-cdef int _longest(const forest_t* f, const board_t* b, int* cand, int* cnode) noexcept nogil:
-    """Replies of the longest contexts matching the last moves; returns how
-    many (their matching nodes in cnode)."""
-    cdef uint64_t hs[MAXD]
+cdef inline int _context_hashes(const forest_t* f, const board_t* b, uint64_t* hs) noexcept nogil:
+    """hs[d] = hash of the last d+1 moves (newest first) for every context
+    length the forest matches; returns how many."""
     cdef uint64_t h = 0
-    cdef int d, D = 0, node, nc = 0
+    cdef int D = 0
     while D < f.max_depth and D < NHIST and b.hist[D] >= 0:
         h ^= CTXZ[D][b.hist[D]]
         hs[D] = h
         D += 1
+    return D
+
+
+cdef int _longest(const forest_t* f, const board_t* b, int* cand, int* cnode) noexcept nogil:
+    """Replies of the longest contexts matching the last moves; returns how
+    many (their matching nodes in cnode)."""
+    cdef uint64_t hs[MAXD]
+    cdef int d, D = 0, node, nc = 0
+    D = _context_hashes(f, b, hs)
     for d in range(D - 1, -1, -1):
         node = _table_find(f, hs[d])
         while node >= 0:
@@ -274,16 +282,12 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     cdef int i, j, c = b.to_move, node
     cdef double total_n, est, lg
     cdef uint64_t hs[MAXD]
-    cdef uint64_t h = 0
     cdef int d, D = 0, head, r
     if f.epsilon > 0 and rng_double(rng) < f.epsilon and f.selection == 1:
         # last-reply: the chain head of the longest matching context knows
         # the reply chosen last in a descent for it
         f.asked += 1
-        while D < f.max_depth and D < NHIST and b.hist[D] >= 0:
-            h ^= CTXZ[D][b.hist[D]]
-            hs[D] = h
-            D += 1
+        D = _context_hashes(f, b, hs)
         for d in range(D - 1, -1, -1):
             head = _table_find(f, hs[d])
             if head >= 0:
@@ -305,10 +309,7 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
         # Deviation: sum n in the log term runs over all replies of the
         # context (kept per context, no legality test per reply).
         f.asked += 1
-        while D < f.max_depth and D < NHIST and b.hist[D] >= 0:
-            h ^= CTXZ[D][b.hist[D]]
-            hs[D] = h
-            D += 1
+        D = _context_hashes(f, b, hs)
         head = -1
         for d in range(D - 1, -1, -1):
             node = _table_find(f, hs[d])

@@ -14,7 +14,7 @@ import threading
 from engine.search import RESIGN, Search, SearchResult
 
 
-def _worker(conn, cfg, size_hint, seed, stop):
+def _worker(conn, cfg, seed, stop):
     from engine import config as config_mod
     from engine import factory
     cfg = config_mod.replace(cfg, **{"search.seed": seed, "search.threads": 1})
@@ -58,7 +58,7 @@ class RootParallelSearch:
         self._workers = []
         for i in range(cfg.search.threads - 1):
             a, b = ctx.Pipe()
-            p = ctx.Process(target=_worker, args=(b, cfg, None, self.local.seed + 7919 * (i + 1), self._stop),
+            p = ctx.Process(target=_worker, args=(b, cfg, self.local.seed + 7919 * (i + 1), self._stop),
                             daemon=True)
             p.start()
             self._workers.append((p, a))

@@ -28,7 +28,6 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from board_ext.board import Board
 from engine.pool import Tree
 
 RESIGN = -1
@@ -64,7 +63,6 @@ class Search:
         self.root_board = None
         self.komi = 7.5
         self._stop = threading.Event()
-        self._lock = threading.Lock()
         self.last_result = None
         self._seed = cfg.search.seed or (int(time.time() * 1e6) & 0x7FFFFFFF)
         self._mem_keys = {}      # node -> (memory key, move, parent) for M-MCTS updates

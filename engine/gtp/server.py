@@ -136,6 +136,16 @@ def area_score(size, colors, dead, komi):
     return black - white - komi
 
 
+def _gfx_lines(infl, labels):
+    """GoGui gfx INFLUENCE and LABEL lines (omitted when empty)."""
+    out = []
+    if infl:
+        out.append("INFLUENCE " + " ".join(infl))
+    if labels:
+        out.append("LABEL " + " ".join(labels))
+    return out
+
+
 def build_search(cfg, size, net_for_size=None):
     """A search for ``size`` with the evaluator the config asks for (see
     engine.factory).  ``net_for_size(size)`` gives the torch net or None
@@ -1187,11 +1197,7 @@ class GtpServer:
             v = self.vtx(r["move"])
             labels.append(f"{v} {r['visits']}")
             infl.append(f"{v} {r['visits'] / total:.2f}")
-        out = []
-        if infl:
-            out.append("INFLUENCE " + " ".join(infl))
-        if labels:
-            out.append("LABEL " + " ".join(labels))
+        out = _gfx_lines(infl, labels)
         if rows:
             best = rows[0]
             out.append(f"TEXT best {self.vtx(best['move'])} visits {best['visits']} "
@@ -1210,11 +1216,7 @@ class GtpServer:
                 v = self.vtx(p)
                 infl.append(f"{v} {float(pr[p]) / top:.2f}")
                 labels.append(f"{v} {int(round(100 * float(pr[p])))}")
-        out = []
-        if infl:
-            out.append("INFLUENCE " + " ".join(infl))
-        if labels:
-            out.append("LABEL " + " ".join(labels))
+        out = _gfx_lines(infl, labels)
         out.append(f"TEXT pass prior {100 * float(pr[self.game.pass_move]):.1f}%")
         return "\n".join(out)
 
