@@ -5,7 +5,8 @@ cdef enum:
     MAXSIZE = 19
     MAXNN = 361            # MAXSIZE * MAXSIZE
     MAXW = 6               # uint64 words for MAXNN bits
-    NHIST = 8              # last moves kept for input planes
+    NHIST = 8              # last moves kept for input planes (board_play shifts
+                           # them as two 64-bit words: must stay 8)
     EMPTY = 0
     BLACK = 1
     WHITE = 2
@@ -37,10 +38,12 @@ ctypedef struct board_t:
     uint16_t nbc[MAXNN]    # neighbour counts: bits 0-3 empty, 4-7 black, 8-11 white
     int16_t chain[MAXNN]   # representative point of the chain at p (stones only)
     int16_t chain_size[MAXNN]    # stones of chain, valid at the representative
+    int16_t libcnt[MAXNN]        # liberties of chain (popcount of its libs), at the rep.
     int16_t empty_list[MAXNN]    # the empty points, unordered
     int16_t empty_pos[MAXNN]     # index of p in empty_list, valid when empty
-    uint64_t libs[MAXNN * MAXW]  # liberty bitset of chain r at [r*nw .. r*nw+nw)
-    uint64_t stones[MAXNN * MAXW]  # stone bitset of chain r, same layout
+    uint64_t libs[MAXNN * MAXW]  # liberty bitset of chain r at [r*nw .. r*nw+nw);
+                                 # all zero at points that are not representatives
+    uint64_t stones[MAXNN * MAXW]  # stone bitset of chain r, same layout and invariant
 
 ctypedef struct rng_t:
     uint64_t s
@@ -48,17 +51,11 @@ ctypedef struct rng_t:
 cdef const geom_t* get_geom(int size) except NULL
 cdef void board_init(board_t* b, const geom_t* g) noexcept nogil
 cdef void board_copy(board_t* dst, const board_t* src) noexcept nogil
-cdef int board_legal(const board_t* b, int p, int c) noexcept nogil
 cdef int board_illegal_reason(const board_t* b, int p, int c) noexcept nogil
 cdef int board_play(board_t* b, int p, int c) noexcept nogil
-cdef int board_is_eye(const board_t* b, int p, int c) noexcept nogil
-cdef int board_libs(const board_t* b, int p) noexcept nogil
 cdef int board_chain_lib(const board_t* b, int p) noexcept nogil
 cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil
 cdef double board_score(const board_t* b, double komi, signed char* owner) noexcept nogil
-cdef uint64_t rng_next(rng_t* r) noexcept nogil
-cdef int rng_int(rng_t* r, int n) noexcept nogil
-cdef double rng_double(rng_t* r) noexcept nogil
 
 cdef class Board:
     cdef board_t* b            # owned, never NULL after __cinit__
@@ -68,3 +65,67 @@ cdef class Board:
     cdef public bint superko   # enforce positional superko in play/is_legal
     cdef int _check(self, int p, int c) except -2
     cdef void _push_history(self, uint64_t h) except *
+
+
+# The per-move tests of every rollout policy, inline here so that the
+# policies in other modules (playout, bhrf, pool) compile them into their
+# loops instead of calling across modules through a function pointer.
+
+cdef inline int board_libs(const board_t* b, int p) noexcept nogil:
+    """Liberties of the chain at p (0 for an empty point)."""
+    if b.color[p] == EMPTY:
+        return 0
+    return b.libcnt[b.chain[p]]
+
+
+cdef inline int board_legal(const board_t* b, int p, int c) noexcept nogil:
+    """Colour c may play p (or pass) under simple ko; same answer as
+    board_illegal_reason(b, p, c) == 0."""
+    cdef const geom_t* g = b.g
+    cdef int i, n, nb = b.nbc[p] if p < g.nn else 0
+    if p == g.nn:
+        return 1
+    if b.color[p] != EMPTY or (p == b.ko and c == b.to_move):
+        return 0
+    if nb & 15:
+        return 1                # an empty neighbour is a liberty
+    # every neighbour is a stone, so p is one of its chain's liberties
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == c:
+            if b.libcnt[b.chain[n]] > 1:
+                return 1        # joins a chain that keeps a liberty
+        elif b.libcnt[b.chain[n]] == 1:
+            return 1            # captures
+    return b.allow_suicide and ((nb >> (4 * c)) & 15) != 0
+
+
+cdef inline int board_is_eye(const board_t* b, int p, int c) noexcept nogil:
+    """p is a true (one-point) eye of colour c: all neighbours c and the
+    diagonals not controlled by the opponent (none on the edge, at most one
+    in the centre)."""
+    cdef const geom_t* g = b.g
+    cdef int i, bad
+    if b.color[p] != EMPTY or ((b.nbc[p] >> (4 * c)) & 15) != g.n_nbr[p]:
+        return 0
+    bad = g.n_diag[p] < 4
+    for i in range(g.n_diag[p]):
+        bad += b.color[g.diag[p][i]] == 3 - c
+    return bad < 2
+
+
+cdef inline uint64_t rng_next(rng_t* r) noexcept nogil:
+    # xorshift64*
+    r.s ^= r.s >> 12
+    r.s ^= r.s << 25
+    r.s ^= r.s >> 27
+    return r.s * <uint64_t>2685821657736338717
+
+
+cdef inline int rng_int(rng_t* r, int n) noexcept nogil:
+    """Uniform in [0, n) (Lemire's multiply-shift; n < 2**32)."""
+    return <int>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
+
+
+cdef inline double rng_double(rng_t* r) noexcept nogil:
+    return (rng_next(r) >> 11) * (1.0 / 9007199254740992.0)

@@ -121,69 +121,10 @@ cdef const geom_t* get_geom(int size) except NULL:
 
 
 # ---------------------------------------------------------------- rng
-cdef inline uint64_t rng_next(rng_t* r) noexcept nogil:
-    # xorshift64*
-    r.s ^= r.s >> 12
-    r.s ^= r.s << 25
-    r.s ^= r.s >> 27
-    return r.s * <uint64_t>2685821657736338717
-
-
-cdef inline int rng_int(rng_t* r, int n) noexcept nogil:
-    """Uniform in [0, n) (Lemire's multiply-shift; n < 2**32)."""
-    return <int>(((rng_next(r) >> 32) * <uint64_t>n) >> 32)
-
-
-cdef inline double rng_double(rng_t* r) noexcept nogil:
-    return (rng_next(r) >> 11) * (1.0 / 9007199254740992.0)
+# rng_next, rng_int, rng_double are inline in board.pxd.
 
 
 # ---------------------------------------------------------------- bitsets
-cdef inline void set_bit(uint64_t* s, int p) noexcept nogil:
-    s[p >> 6] |= (<uint64_t>1) << (p & 63)
-
-
-cdef inline void clr_bit(uint64_t* s, int p) noexcept nogil:
-    s[p >> 6] &= ~((<uint64_t>1) << (p & 63))
-
-
-cdef inline int popcnt(const uint64_t* s, int nw) noexcept nogil:
-    cdef int w, n = 0
-    for w in range(nw):
-        n += __builtin_popcountll(s[w])
-    return n
-
-
-cdef inline bint is_zero(const uint64_t* s, int nw) noexcept nogil:
-    cdef int w
-    for w in range(nw):
-        if s[w]:
-            return False
-    return True
-
-
-cdef inline bint only_bit(const uint64_t* s, int nw, int p) noexcept nogil:
-    """s == {p}."""
-    cdef int w
-    cdef uint64_t m
-    for w in range(nw):
-        m = ((<uint64_t>1) << (p & 63)) if w == (p >> 6) else 0
-        if s[w] != m:
-            return False
-    return True
-
-
-cdef inline bint has_other(const uint64_t* s, int nw, int p) noexcept nogil:
-    """s contains a point other than p."""
-    cdef int w
-    cdef uint64_t m
-    for w in range(nw):
-        m = ((<uint64_t>1) << (p & 63)) if w == (p >> 6) else 0
-        if s[w] & ~m:
-            return True
-    return False
-
-
 # ---------------------------------------------------------------- board_t
 cdef void board_init(board_t* b, const geom_t* g) noexcept nogil:
     cdef int p
@@ -203,6 +144,7 @@ cdef void board_init(board_t* b, const geom_t* g) noexcept nogil:
         b.nbc[p] = g.n_nbr[p]
         b.chain[p] = -1
         b.chain_size[p] = 0
+        b.libcnt[p] = 0
         b.empty_list[p] = p
         b.empty_pos[p] = p
     memset(b.libs, 0, g.nn * g.nw * sizeof(uint64_t))
@@ -218,6 +160,7 @@ cdef void board_copy(board_t* dst, const board_t* src) noexcept nogil:
     memcpy(dst.nbc, src.nbc, g.nn * sizeof(uint16_t))
     memcpy(dst.chain, src.chain, g.nn * sizeof(int16_t))
     memcpy(dst.chain_size, src.chain_size, g.nn * sizeof(int16_t))
+    memcpy(dst.libcnt, src.libcnt, g.nn * sizeof(int16_t))
     memcpy(dst.empty_list, src.empty_list, g.nn * sizeof(int16_t))
     memcpy(dst.empty_pos, src.empty_pos, g.nn * sizeof(int16_t))
     memcpy(dst.libs, src.libs, g.nn * g.nw * sizeof(uint64_t))
@@ -226,33 +169,13 @@ cdef void board_copy(board_t* dst, const board_t* src) noexcept nogil:
 
 cdef int board_illegal_reason(const board_t* b, int p, int c) noexcept nogil:
     """0 if colour c may play p under simple ko, else the R_* reason."""
-    cdef const geom_t* g = b.g
-    cdef int i, n, r, nw = g.nw
-    if p == g.nn:
+    if p == b.g.nn:
         return R_OK
     if b.color[p] != EMPTY:
         return R_OCCUPIED
     if p == b.ko and c == b.to_move:
         return R_KO
-    if b.nbc[p] & 15:
-        return R_OK             # an empty neighbour: a liberty
-    for i in range(g.n_nbr[p]):
-        n = g.nbr[p][i]
-        r = b.chain[n]
-        if b.color[n] == c:
-            if has_other(&b.libs[r * nw], nw, p):
-                return R_OK
-        elif only_bit(&b.libs[r * nw], nw, p):
-            return R_OK
-    if b.allow_suicide:
-        for i in range(g.n_nbr[p]):
-            if b.color[g.nbr[p][i]] == c:
-                return R_OK
-    return R_SUICIDE
-
-
-cdef int board_legal(const board_t* b, int p, int c) noexcept nogil:
-    return board_illegal_reason(b, p, c) == R_OK
+    return R_OK if board_legal(b, p, c) else R_SUICIDE
 
 
 cdef inline void _empty_remove(board_t* b, int p) noexcept nogil:
@@ -270,33 +193,44 @@ cdef inline void _empty_add(board_t* b, int p) noexcept nogil:
 
 
 cdef int _merge(board_t* b, int a, int r) noexcept nogil:
-    """Merge chains with representatives a and r; return the survivor."""
+    """Merge chains with representatives a and r; return the survivor. The
+    caller recounts the survivor's liberties."""
     cdef int nw = b.g.nw, w, big = a, small = r, s
     cdef uint64_t word
     if b.chain_size[r] > b.chain_size[a]:
         big = r
         small = a
     cdef uint64_t* SS = &b.stones[small * nw]
+    cdef uint64_t* SL = &b.libs[small * nw]
+    cdef uint64_t* BS = &b.stones[big * nw]
+    cdef uint64_t* BL = &b.libs[big * nw]
     for w in range(nw):
         word = SS[w]
+        BS[w] |= word
+        BL[w] |= SL[w]
+        SS[w] = 0
+        SL[w] = 0
         while word:
             s = (w << 6) + __builtin_ctzll(word)
             word &= word - 1
             b.chain[s] = big
-        b.stones[big * nw + w] |= SS[w]
-        b.libs[big * nw + w] |= b.libs[small * nw + w]
     b.chain_size[big] += b.chain_size[small]
+    b.libcnt[small] = 0
     return big
 
 
 cdef int _remove_chain(board_t* b, int r) noexcept nogil:
     """Take chain r off the board; neighbours gain the liberties."""
     cdef const geom_t* g = b.g
-    cdef int nw = g.nw, w, s, i, n, c = b.color[r], count = b.chain_size[r]
-    cdef uint64_t word
+    cdef int nw = g.nw, w, s, i, n, q, c = b.color[r], count = b.chain_size[r]
+    cdef uint64_t word, bit
     cdef uint64_t SS[MAXW]
+    cdef uint16_t delta = 1 - (1 << (4 * c))
     for w in range(nw):
         SS[w] = b.stones[r * nw + w]
+        b.stones[r * nw + w] = 0
+        b.libs[r * nw + w] = 0
+    b.libcnt[r] = 0
     for w in range(nw):
         word = SS[w]
         while word:
@@ -307,26 +241,39 @@ cdef int _remove_chain(board_t* b, int r) noexcept nogil:
             b.hash ^= ZOB[c][s]
             _empty_add(b, s)
             for i in range(g.n_nbr[s]):
-                b.nbc[g.nbr[s][i]] += 1 - (1 << (4 * c))
+                b.nbc[g.nbr[s][i]] += delta
     for w in range(nw):
         word = SS[w]
         while word:
             s = (w << 6) + __builtin_ctzll(word)
             word &= word - 1
+            bit = (<uint64_t>1) << (s & 63)
             for i in range(g.n_nbr[s]):
                 n = g.nbr[s][i]
                 if b.color[n] != EMPTY:
-                    set_bit(&b.libs[b.chain[n] * nw], s)
+                    q = b.chain[n] * nw + (s >> 6)
+                    if not (b.libs[q] & bit):
+                        b.libs[q] |= bit
+                        b.libcnt[b.chain[n]] += 1
     return count
 
 
 cdef int board_play(board_t* b, int p, int c) noexcept nogil:
     """Play colour c at p (or pass); the move must be legal. Returns captures."""
     cdef const geom_t* g = b.g
-    cdef int nw = g.nw, opp = 3 - c, i, n, r, w, rep, captured = 0, cap_pt = -1
-    for i in range(NHIST - 1, 0, -1):
-        b.hist[i] = b.hist[i - 1]
-    b.hist[0] = p
+    cdef int nw = g.nw, opp = 3 - c, i, j, n, r, col, rep, captured = 0, cap_pt = -1
+    cdef int nown = 0, ncap = 0, nnb
+    cdef int own[4]
+    cdef int cap[4]
+    cdef uint64_t lo, hi, bit, pw
+    cdef uint64_t* L
+    # hist[0..7] <- p, hist[0..6]: two 64-bit words shifted by one int16
+    memcpy(&lo, &b.hist[0], 8)
+    memcpy(&hi, &b.hist[4], 8)
+    hi = (hi << 16) | (lo >> 48)
+    lo = (lo << 16) | <uint16_t>p
+    memcpy(&b.hist[0], &lo, 8)
+    memcpy(&b.hist[4], &hi, 8)
     b.move_count += 1
     b.to_move = opp
     b.ko = -1
@@ -335,44 +282,58 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
         return 0
     b.passes = 0
     b.color[p] = c
-    for i in range(g.n_nbr[p]):
-        b.nbc[g.nbr[p][i]] += (1 << (4 * c)) - 1
     _empty_remove(b, p)
     b.hash ^= ZOB[c][p]
     b.chain[p] = p
     b.chain_size[p] = 1
-    cdef uint64_t* L = &b.libs[p * nw]
-    cdef uint64_t* S = &b.stones[p * nw]
-    for w in range(nw):
-        L[w] = 0
-        S[w] = 0
-    set_bit(S, p)
+    b.libcnt[p] = b.nbc[p] & 15      # empty neighbours (nbc[p] is p's own count)
+    # libs[p], stones[p] are zero: p was no chain's representative
+    L = &b.libs[p * nw]
+    b.stones[p * nw + (p >> 6)] = (<uint64_t>1) << (p & 63)
+    bit = (<uint64_t>1) << (p & 63)
+    pw = p >> 6
+    cdef uint16_t delta = (1 << (4 * c)) - 1
+    nnb = g.n_nbr[p]
+    for i in range(nnb):
+        n = g.nbr[p][i]
+        b.nbc[n] += delta
+        col = b.color[n]
+        if col == EMPTY:
+            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+        elif col == c:
+            r = b.chain[n]
+            j = 0
+            while j < nown and own[j] != r:
+                j += 1
+            if j == nown:
+                own[nown] = r
+                nown += 1
+        else:
+            r = b.chain[n]
+            if b.libs[r * nw + pw] & bit:        # not yet taken by a same-chain neighbour
+                b.libs[r * nw + pw] &= ~bit
+                b.libcnt[r] -= 1
+                if b.libcnt[r] == 0:
+                    cap[ncap] = r
+                    ncap += 1
     rep = p
-    for i in range(g.n_nbr[p]):
-        n = g.nbr[p][i]
-        if b.color[n] == EMPTY:
-            set_bit(L, n)
-    for i in range(g.n_nbr[p]):
-        n = g.nbr[p][i]
-        if b.color[n] == c:
-            r = b.chain[n]
-            if r != rep:
-                rep = _merge(b, rep, r)
-    clr_bit(&b.libs[rep * nw], p)
-    for i in range(g.n_nbr[p]):
-        n = g.nbr[p][i]
-        if b.color[n] == opp:
-            r = b.chain[n]
-            clr_bit(&b.libs[r * nw], p)
-            if is_zero(&b.libs[r * nw], nw):
-                captured += _remove_chain(b, r)
-                cap_pt = n
-    rep = b.chain[p]
+    if nown:
+        for j in range(nown):
+            rep = _merge(b, rep, own[j])
+        L = &b.libs[rep * nw]
+        L[pw] &= ~bit
+        r = 0
+        for j in range(nw):
+            r += __builtin_popcountll(L[j])
+        b.libcnt[rep] = r
+    for j in range(ncap):
+        captured += _remove_chain(b, cap[j])
+        cap_pt = cap[j]
     if captured:
         b.captures[c] += captured
-        if captured == 1 and b.chain_size[rep] == 1 and popcnt(&b.libs[rep * nw], nw) == 1:
-            b.ko = cap_pt
-    elif is_zero(&b.libs[rep * nw], nw):
+        if captured == 1 and b.chain_size[rep] == 1 and b.libcnt[rep] == 1:
+            b.ko = cap_pt       # a one-stone chain's representative is the stone
+    elif b.libcnt[rep] == 0:
         # suicide (only reached when allow_suicide)
         b.captures[opp] += _remove_chain(b, rep)
     return captured
@@ -395,7 +356,7 @@ cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil:
             any_lib = 1
         elif b.color[n] == 3 - c:
             r = b.chain[n]
-            if only_bit(&b.libs[r * nw], nw, p):
+            if b.libcnt[r] == 1:       # p is its last liberty
                 dup = False
                 for j in range(nseen):
                     dup = dup or seen[j] == r
@@ -409,7 +370,7 @@ cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil:
                             s = (w << 6) + __builtin_ctzll(word)
                             word &= word - 1
                             h ^= ZOB[3 - c][s]
-        elif has_other(&b.libs[b.chain[n] * nw], nw, p):
+        elif b.libcnt[b.chain[n]] > 1:
             any_lib = 1
     if not captured and not any_lib:
         # multi-stone suicide: the played stone and its own neighbours vanish
@@ -432,29 +393,6 @@ cdef uint64_t board_hash_after(const board_t* b, int p, int c) noexcept nogil:
                             word &= word - 1
                             h ^= ZOB[c][s]
     return h
-
-
-cdef int board_is_eye(const board_t* b, int p, int c) noexcept nogil:
-    """p is a true (one-point) eye of colour c: all neighbours c and the
-    diagonals not controlled by the opponent (none on the edge, at most one
-    in the centre)."""
-    cdef const geom_t* g = b.g
-    cdef int i, bad = 0
-    if b.color[p] != EMPTY or ((b.nbc[p] >> (4 * c)) & 15) != g.n_nbr[p]:
-        return 0
-    for i in range(g.n_diag[p]):
-        if b.color[g.diag[p][i]] == 3 - c:
-            bad += 1
-    if g.n_diag[p] < 4:
-        bad += 1
-    return bad < 2
-
-
-cdef int board_libs(const board_t* b, int p) noexcept nogil:
-    """Liberties of the chain at p (0 for an empty point)."""
-    if b.color[p] == EMPTY:
-        return 0
-    return popcnt(&b.libs[b.chain[p] * b.g.nw], b.g.nw)
 
 
 cdef int board_chain_lib(const board_t* b, int p) noexcept nogil:
@@ -803,6 +741,57 @@ cdef class Board:
         self.b.ko = -1
         self.b.passes = 0
         memcpy(self.b.hist, hist, sizeof(hist))
+
+    def check_consistency(self):
+        """Recompute every derived array (chains, stone and liberty sets,
+        liberty counts, neighbour counts, empty list) from the colours and
+        raise AssertionError naming the first difference. For tests."""
+        cdef const board_t* b = self.b
+        cdef const geom_t* g = b.g
+        cdef int nn = g.nn, nw = g.nw, p, q, i, w, r
+        seen = {}
+        for p in range(nn):
+            col = b.color[p]
+            cnt = [0, 0, 0]
+            for i in range(g.n_nbr[p]):
+                cnt[b.color[g.nbr[p][i]]] += 1
+            want = cnt[0] | (cnt[1] << 4) | (cnt[2] << 8)
+            if b.nbc[p] != want:
+                raise AssertionError(f"nbc at {p}: {b.nbc[p]:#x}, want {want:#x}")
+            if col == EMPTY:
+                if b.chain[p] != -1 or b.empty_list[b.empty_pos[p]] != p:
+                    raise AssertionError(f"empty point {p}: chain or empty list wrong")
+            elif p not in seen:
+                stones, libs, todo = {p}, set(), [p]
+                while todo:
+                    q = todo.pop()
+                    for i in range(g.n_nbr[q]):
+                        n = g.nbr[q][i]
+                        if b.color[n] == EMPTY:
+                            libs.add(n)
+                        elif b.color[n] == col and n not in stones:
+                            stones.add(n)
+                            todo.append(n)
+                r = b.chain[p]
+                for q in stones:
+                    seen[q] = r
+                    if b.chain[q] != r:
+                        raise AssertionError(f"chain of {q}: {b.chain[q]}, want {r}")
+                got_s = {q for q in range(nn) if (b.stones[r * nw + (q >> 6)] >> (q & 63)) & 1}
+                got_l = {q for q in range(nn) if (b.libs[r * nw + (q >> 6)] >> (q & 63)) & 1}
+                if got_s != stones or b.chain_size[r] != len(stones):
+                    raise AssertionError(f"stones of chain {r} wrong")
+                if got_l != libs or b.libcnt[r] != len(libs):
+                    raise AssertionError(f"liberties of chain {r}: {sorted(got_l)} "
+                                         f"count {b.libcnt[r]}, want {sorted(libs)}")
+        if b.n_empty != sum(1 for p in range(nn) if b.color[p] == EMPTY):
+            raise AssertionError("empty list length wrong")
+        reps = set(seen.values())
+        for p in range(nn):
+            if p not in reps:
+                for w in range(nw):
+                    if b.libs[p * nw + w] or b.stones[p * nw + w]:
+                        raise AssertionError(f"bitsets at non-representative {p} not zero")
 
     def score(self, double komi=0.0):
         """Tromp-Taylor area score: black minus white minus komi."""

@@ -1,4 +1,6 @@
 """Board rules: captures, suicide, ko, superko, eyes, scoring, handicap."""
+import random
+
 import pytest
 from hypothesis import given, settings, strategies as st
 
@@ -280,3 +282,20 @@ def test_fuzz_play_never_crashes(size, moves):
         for q in range(size * size):
             if b.color_at(q):
                 assert b.liberties(q) >= 1
+
+
+@pytest.mark.parametrize("size,suicide", [(5, False), (9, False), (9, True), (13, False), (19, False)])
+def test_incremental_state_matches_recomputation(size, suicide):
+    """Chains, stone and liberty sets, liberty counts, neighbour counts and the
+    empty list, kept incrementally by play, equal a recomputation from the
+    colours after every move of random games (captures, merges, suicides)."""
+    rng = random.Random(size * 7 + suicide)
+    for game in range(3 if size < 19 else 1):
+        b = Board(size, allow_suicide=suicide, superko=False)
+        for _ in range(3 * size * size):
+            moves = [p for p in b.legal_moves() if not b.is_eye(p, b.to_move)]
+            b.play(rng.choice(moves) if moves else b.pass_move)
+            b.check_consistency()
+            if b.passes >= 2:
+                break
+
