@@ -299,3 +299,43 @@ def test_incremental_state_matches_recomputation(size, suicide):
             if b.passes >= 2:
                 break
 
+
+
+SEKI = """
+OOOOOOO
+..XXXXX
+XXXXXXX
+OOOOOOO
+O.O.O.O
+OOOOOOO
+.......
+"""
+
+
+def test_seki_shared_liberties_are_neutral_and_filling_them_is_self_atari():
+    """Top: a white chain and a black chain with no eyes share the two
+    liberties a and b (seki); below, a living white group with eyes and
+    territory. Area scoring counts the stones of both seki chains and leaves
+    a and b to nobody."""
+    b = Board.from_ascii(SEKI)
+    a, bb = 5 * 7 + 0, 5 * 7 + 1            # row 2 from the top: y = 5
+    white_top, black_mid = 6 * 7, 5 * 7 + 2
+    assert b.chain_liberties(white_top) == [a, bb]
+    assert b.chain_liberties(black_mid) == [a, bb]
+    for color in (BLACK, WHITE):
+        for first, second in ((a, bb), (bb, a)):
+            t = b.copy()
+            t.to_move = color
+            assert t.is_legal(first)
+            t.play(first)                    # legal, but self-atari ...
+            assert t.liberties(first) == 1
+            own = t.captures(3 - color)
+            t.play(second)                   # ... the opponent takes the chain
+            # the filler's whole chain, with the stone just played, is taken
+            assert t.captures(3 - color) - own == (8 if color == WHITE else 13)
+    # black 12 stones; white 25 stones + 3 eyes + 7 points of territory
+    assert b.score(0.0) == 12 - 35
+    owner = b.area_owner()
+    assert owner[a] == 0 and owner[bb] == 0
+    assert all(owner[q] == -1 for q in range(7))                 # white territory (bottom row)
+    assert owner[black_mid] == 1 and owner[white_top] == -1
