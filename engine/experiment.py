@@ -133,6 +133,9 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None):
 
 
 def _game_job(path, v_sets, b_sets, size, komi, index, seconds):
+    if os.path.exists(path):            # played meanwhile by another run of the same experiment
+        with open(path) as fh:
+            return json.load(fh)
     v_black = index % 2 == 0
     rec = play_game(v_sets if v_black else b_sets, b_sets if v_black else v_sets, size, komi,
                     seed=1000 + index, seconds=seconds)
@@ -144,11 +147,13 @@ def _game_job(path, v_sets, b_sets, size, komi, index, seconds):
     return rec
 
 
-def run(exp, out_root, games=None, workers=None, only=None):
+def run(exp, out_root, games=None, workers=None, only=None, xs=None):
     from tqdm import tqdm
     jobs = []
     for v in exp["variant"]:
         if only and v["series"] not in only:
+            continue
+        if xs and float(v["x"]) not in xs:
             continue
         n = games or v.get("games", exp["games"])
         vdir = os.path.join(out_root, variant_label(v))
@@ -264,13 +269,15 @@ def main(argv=None):
     ap.add_argument("--games", type=int, help="games per variant (overrides the file)")
     ap.add_argument("--workers", type=int)
     ap.add_argument("--only", nargs="+", help="run only these series")
+    ap.add_argument("--x", type=float, nargs="+", dest="xs",
+                    help="run only the variants with these x values")
     ap.add_argument("--out", help="where games go (default runs/paper/<name>)")
     ap.add_argument("--report-only", action="store_true")
     args = ap.parse_args(argv)
     exp = load(args.config)
     out_root = args.out or os.path.join(HERE, "runs", "paper", exp["name"])
     if not args.report_only:
-        run(exp, out_root, args.games, args.workers, args.only)
+        run(exp, out_root, args.games, args.workers, args.only, args.xs)
     rows = collect(exp, out_root)
     os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
     md = os.path.join(HERE, "docs", "results", exp["name"] + ".md")
