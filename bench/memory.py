@@ -13,7 +13,9 @@ call (median over many calls, microseconds):
   given, SimHash codes computed inside; ``add (codes given)`` without them.
 * ``add existing``: add of a stored key (V, N update only).
 * ``update``: V, N overwrite of a stored key.
-* ``exact query``: brute-force top-M (reference).
+* ``exact query``: brute-force top-M in numpy (reference), with BLAS on
+  one thread like the memory itself (idle BLAS threads would otherwise spin
+  beside the timed calls on a 2-core machine).
 * ``query (codes given)``: SimHash query with precomputed codes.
 * ``query``: the full SimHash query, including the codes (last line).
 
@@ -28,9 +30,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 import numpy as np  # noqa: E402
 
+from engine import memkernel  # noqa: E402
 from engine.memory import Memory, MemoryConfig  # noqa: E402
 
 
@@ -73,7 +78,9 @@ def main() -> None:
     print(f"filled: {len(memory)} entries, D={config.D}, zeta dim={args.dim}, "
           f"M={config.M}, "
           f"tables={config.hash_tables}x{config.hash_bits} bits, "
-          f"probe_radius={config.probe_radius}")
+          f"probe_radius={config.probe_radius}, "
+          f"projection {memkernel.simd_level()}, "
+          f"live coordinates {memory._index.n_live}/{config.D}")
 
     zetas = rng.standard_normal((calls, args.dim))
     phi_us = per_call_us(memory.phi, [(z,) for z in zetas[:500]])
@@ -83,8 +90,8 @@ def main() -> None:
 
     # Queries: half random, half near a stored entry (a perturbed copy).
     stored = rng.integers(0, next_key, size=calls // 2)
-    near = memory._phi[np.array([memory._key_to_slot[int(k)]
-                                 for k in stored])]
+    near = memory._stored_phi(np.array([memory._key_to_slot[int(k)]
+                                        for k in stored]))
     near = near + 0.3 * rng.standard_normal(near.shape).astype(np.float32) \
         / np.sqrt(config.D)
     near /= np.linalg.norm(near, axis=1, keepdims=True)

@@ -1,8 +1,9 @@
 """Value memory of Memory-Augmented MCTS (M-MCTS).
 
 Implements the memory of Xiao, Mei and Mueller, "Memory-Augmented Monte
-Carlo Tree Search", AAAI 2018 (section "Memory-Augmented MCTS").  Pure
-numpy; no torch and no project imports.
+Carlo Tree Search", AAAI 2018 (section "Memory-Augmented MCTS").  numpy
+plus its Cython kernel (engine/memkernel.pyx, the hot paths); no torch and
+no other project imports.
 
 Terms (the paper's symbols)
 ---------------------------
@@ -72,28 +73,38 @@ Notes and deviations
   as in Charikar 2002).  The fold is one more feature hash, so the bit
   disagreement rate stays ~theta/pi (tested); only the candidate set can
   differ, never the distances, which are exact ``-cos(phi, phi_i)``.
-* ``query`` counts its returned top-M entries as "queried" for LRU;
-  ``query_exact`` and ``neighbours`` are read-only.
+* SimHash is centred on the mean of the stored phi once CENTER_AFTER (64)
+  entries exist (codes of ``phi - c``; the stored entries are rehashed
+  then, and the centre is kept until :meth:`Memory.clear`).  Conv7 features
+  are ReLU outputs, so uncentred hyperplanes put most states in the same
+  bins.  Candidate generation only; distances use the uncentred phi.
+* ``query`` counts its returned top-M entries as "queried" for LRU (in no
+  particular order among themselves); ``query_exact`` and ``neighbours``
+  are read-only.
 
 Implementation
 --------------
-Entries live in preallocated arrays indexed by slot; ``key -> slot`` is a
-dict.  SimHash bins are one dict ``(table << hash_bits) | code -> set of
-slots`` plus a dense occupancy count (for hash_tables * 2**hash_bits up to
-4M bins) so a query drops empty probe bins in one vectorised step.  LRU uses
-a per-slot stamp (a counter bumped on every add/update/query) and a lazily
-validated queue of the 256 oldest slots, refilled by ``argpartition``.
+The kernel (engine/memkernel.pyx) holds the entries in preallocated slots:
+phi split into the coordinates the feature hash reaches (about half of D
+for a 9x9 Conv7 vector) and the rest, which only a phi not made by
+:meth:`Memory.phi` uses, so a cosine reads half the bytes; the statistics;
+the SimHash bins as intrusive linked lists per bin; and the LRU order as a
+doubly linked list (exact, O(1) per add, update or queried entry).  A query
+computes the codes (fold + projection, AVX2 when the CPU has it), walks the
+``hash_tables * (1 + hash_bits)`` probed bins, dedupes candidates with a
+stamp array, ranks them by float32 dot products, keeps the top M by
+quickselect and applies equation (8), all in C.  ``key -> slot`` is a
+Python dict held by the kernel; ``query_exact`` stays numpy (the test
+oracle).
 
 Measured (``python bench/memory.py``: 10,000 random entries, zeta dim 2592,
-paper defaults; 2 shared cores under a load average of ~4, medians):
-phi 24 us, SimHash codes 14 us, add of a new key with LRU replacement
-22-36 us, update / add of a stored key ~1-2 us, query ~110-120 us (about
-23 candidates, each a 16 KB row of phi read from DRAM, which dominates),
-brute-force exact query ~24 ms.  The 50 us query / 10 us add targets are
-not met on this machine.  Candidate counts depend on the data: features
-that are all non-negative (e.g. raw ReLU outputs, pairwise cosines ~0.6)
-crowd the bins (~2,300 candidates per query on i.i.d. |gaussian| vectors,
-tens of ms per query).
+paper defaults; 2 shared cores under a load average of ~6, medians, see
+bench/PERFS.md): query 41-47 us (about 26 candidates, each a 7.7 KB row read
+from DRAM, which dominates; exact brute force ~17 ms), add of a new key with
+LRU replacement 9-12 us (SimHash codes 3-5 us of it), update / add of a
+stored key 0.2-1 us.  Candidate counts depend on the data: features that are
+all non-negative (e.g. raw ReLU outputs, pairwise cosines ~0.6) crowd the
+bins without the centring above.
 """
 
 from __future__ import annotations
@@ -105,18 +116,18 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from engine.memkernel import FeatureHash, MemoryIndex
+
 __all__ = ["MemoryConfig", "FeatureHasher", "Memory", "memory_value",
            "SIMHASH_DIM"]
 
-_EMPTY: frozenset = frozenset()
-_EVICT_BATCH = 256
 # SimHash projects a signed fold of phi onto SIMHASH_DIM dimensions (a second
 # feature hash, D -> SIMHASH_DIM, which keeps inner products unbiased)
 # instead of phi itself: the hyperplane matrix shrinks from
 # hash_tables*hash_bits x D (2 MB at the paper's 128 x 4096) to 256 KB, which
-# stays in cache; codes cost ~5-10 us instead of ~30-90 us.
+# stays in cache; the projection is 8x fewer multiply-adds (64K instead of
+# 512K, ~2-4 us in engine/memkernel.pyx).
 SIMHASH_DIM = 512
-_MAX_DENSE_BINS = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -213,13 +224,6 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
-def _l2_normalise(x: np.ndarray) -> np.ndarray:
-    """Rows of ``x`` divided by their L2 norm (zero rows stay zero)."""
-    norm = np.sqrt(np.einsum("...i,...i->...", x, x))
-    norm = np.where(norm > 0, norm, 1.0)
-    return x / norm[..., None]
-
-
 class FeatureHasher:
     """Feature hashing ``h: R^L -> R^D`` (Weinberger et al. 2009).
 
@@ -246,6 +250,7 @@ class FeatureHasher:
         self.buckets = rng.integers(0, self.D,
                                     size=self.in_dim).astype(np.intp)
         self.signs = rng.choice(np.array([-1.0, 1.0]), size=self.in_dim)
+        self._kernel = FeatureHash(self.buckets, self.signs, self.D)
 
     def __call__(self, x: np.ndarray) -> np.ndarray:
         """Hash one or a batch of raw feature vectors.
@@ -257,26 +262,10 @@ class FeatureHasher:
         Returns:
             float32 ``(D,)`` or ``(B, D)``, rows L2-normalised.
         """
-        x = np.asarray(x, dtype=np.float64)
-        single = x.ndim == 1
-        x = x[None, :] if single else x.reshape(x.shape[0], -1)
-        if x.shape[1] != self.in_dim:
-            raise ValueError(f"FeatureHasher expects {self.in_dim} features, "
-                             f"got shape {np.shape(x)}")
-        batch = x.shape[0]
         # zeta = x / ||x|| is not formed explicitly: h is linear and the
         # output is renormalised, so normalise(h(zeta)) = normalise(h(x)).
-        signed = x * self.signs
-        if batch == 1:
-            out = np.bincount(self.buckets, weights=signed[0],
-                              minlength=self.D)[None, :]
-        else:
-            index = (np.arange(batch, dtype=np.intp)[:, None] * self.D
-                     + self.buckets[None, :])
-            out = np.bincount(index.ravel(), weights=signed.ravel(),
-                              minlength=batch * self.D).reshape(batch, self.D)
-        out = _l2_normalise(out).astype(np.float32)
-        return out[0] if single else out
+        # Sums in float64 in the order of j (engine/memkernel.pyx).
+        return self._kernel(x)
 
 
 def memory_value(sims: np.ndarray, V: np.ndarray, N: np.ndarray,
@@ -328,8 +317,11 @@ class Memory:
             as in Charikar (2002).  Only candidate generation depends on it;
             distances are always exact cosines of phi.
 
-    Storage is preallocated: ``memory_size x D`` float32 for phi (164 MB at
-    the paper's 10,000 x 4096; pages are touched as entries arrive).
+    Storage is preallocated: ``memory_size x D`` float32 for phi, split into
+    the coordinates the feature hash can reach and the rest (see
+    engine/memkernel.pyx); at the paper's 10,000 x 4096 with a 9x9 Conv7
+    input that is 77 MB touched, the rest only by a phi not made by
+    :meth:`phi`.
     """
 
     def __init__(self, config: MemoryConfig, in_dim: int,
@@ -362,26 +354,17 @@ class Memory:
         self.simhash_dim = proj_dim
         self._planes = rng.standard_normal(
             (T * b, proj_dim)).astype(np.float32)
-        self._pow2 = (np.int64(1) << np.arange(b, dtype=np.int64))
-        # Table t's codes live in a single dict as (t << hash_bits) | code.
-        self._table_offset = np.arange(T, dtype=np.int64) << np.int64(b)
         masks = [0]
         for r in range(1, config.probe_radius + 1):
             for bits in itertools.combinations(range(b), r):
                 masks.append(sum(1 << i for i in bits))
-        self._masks = np.asarray(masks, dtype=np.int64)
-        # Occupancy of every bin, when small enough to keep densely: lets a
-        # query drop empty probe bins in one vectorised step.
-        n_bins = T << b
-        self._bin_count = (np.zeros(n_bins, dtype=np.int32)
-                           if n_bins <= _MAX_DENSE_BINS else None)
-
-        self._phi = np.zeros((cap, config.D), dtype=np.float32)
-        # Per-slot statistics as columns (N, N*V, V): one gather and one
-        # dot product give every sum equation (8) needs.
-        self._stats = np.zeros((cap, 3), dtype=np.float64)
-        self._stamp = np.zeros(cap, dtype=np.int64)
-        self._codes = np.zeros((cap, T), dtype=np.int64)  # bin ids per slot
+        # Coordinates of R^D the feature hash reaches: every phi made by
+        # self.hasher is zero elsewhere, so rows are stored without them.
+        live = np.zeros(D, dtype=bool)
+        live[self.hasher.buckets] = True
+        self._index = MemoryIndex(cap, D, self._M, self._tau, b,
+                                  self._planes, self._fold_signs, masks, live,
+                                  center_after=CENTER_AFTER)
         self._cap = cap
         self.clear()
 
@@ -389,39 +372,28 @@ class Memory:
     # bookkeeping
     def clear(self) -> None:
         """Remove every entry and reset the statistics."""
-        self._size = 0
-        self._clock = 1
-        self._key_to_slot: dict[int, int] = {}
-        self._slot_key: list[Any] = [None] * self._cap
-        self._buckets: dict[int, set[int]] = {}
-        if getattr(self, "_bin_count", None) is not None:
-            self._bin_count[:] = 0
+        self._index.clear()      # also forgets the SimHash centre and the keys
         self._center = None      # SimHash centre, fixed once CENTER_AFTER entries exist
-        self._evict_slots: list[int] = []
-        self._evict_stamps: list[int] = []
-        self._queries = 0
-        self._hits = 0
-        self._candidates = 0
-        self._evictions = 0
 
     def __len__(self) -> int:
-        return self._size
+        return self._index.size
 
     def __contains__(self, key: object) -> bool:
-        return key in self._key_to_slot
+        return key in self._index.key_to_slot
 
     def stats(self) -> dict[str, float]:
         """Counters: entries, capacity, queries, hits (queries that found at
         least one neighbour), mean_candidates (SimHash candidates per query),
         evictions."""
-        q = self._queries
+        index = self._index
+        q = index.queries
         return {
-            "entries": self._size,
+            "entries": index.size,
             "capacity": self._cap,
             "queries": q,
-            "hits": self._hits,
-            "mean_candidates": self._candidates / q if q else 0.0,
-            "evictions": self._evictions,
+            "hits": index.hits,
+            "mean_candidates": index.candidates / q if q else 0.0,
+            "evictions": index.evictions,
         }
 
     # ------------------------------------------------------------------
@@ -435,20 +407,13 @@ class Memory:
         """SimHash codes of ``phi``: ``(D,)`` -> ``(hash_tables,)`` or
         ``(B, D)`` -> ``(B, hash_tables)``, int64.
 
-        Bit ``i`` of table ``t`` is ``[r_{t,i} . f(phi) > 0]`` for a Gaussian
-        hyperplane ``r_{t,i}``; ``f`` is the signed fold to ``simhash_dim``
-        dimensions (identity when ``simhash_dim`` is None).  Codes can be
-        passed to :meth:`add_phi` / :meth:`query` to hash a state once."""
-        phi = np.asarray(phi, dtype=np.float32)
-        if self._center is not None:
-            phi = phi - self._center
-        if self._fold_signs is not None:
-            phi = (phi * self._fold_signs).reshape(
-                phi.shape[:-1] + (-1, self.simhash_dim)).sum(axis=-2)
-        bits = (phi @ self._planes.T) > 0 if phi.ndim == 2 \
-            else (self._planes @ phi) > 0
-        bits = bits.reshape(bits.shape[:-1] + (self._T, self._b))
-        return bits.astype(np.int64) @ self._pow2
+        Bit ``i`` of table ``t`` is ``[r_{t,i} . f(phi - c) > 0]`` for a
+        Gaussian hyperplane ``r_{t,i}``; ``f`` is the signed fold to
+        ``simhash_dim`` dimensions (identity when ``simhash_dim`` is None)
+        and ``c`` the centre (zero until :data:`CENTER_AFTER` entries).
+        Codes can be passed to :meth:`add_phi` / :meth:`query` to hash a
+        state once."""
+        return self._index.codes(phi)
 
     # ------------------------------------------------------------------
     # the three operations of the paper
@@ -485,43 +450,10 @@ class Memory:
         Returns:
             True if a new entry was inserted, False if one was updated.
         """
-        slot = self._key_to_slot.get(key)
-        clock = self._clock
-        self._clock = clock + 1
-        if slot is not None:
-            self._stats[slot] = (N, N * V, V)
-            self._stamp[slot] = clock
-            return False
-        phi = np.asarray(phi, dtype=np.float32)
-        sq = float(phi @ phi)
-        if abs(sq - 1.0) > 1e-4 and sq > 0:
-            phi = phi / np.float32(np.sqrt(sq))
-        if codes is None:
-            codes = self.codes(phi)
-        if self._size < self._cap:
-            slot = self._size
-            self._size += 1
-        else:
-            slot = self._evict()
-        self._phi[slot] = phi
-        self._stats[slot] = (N, N * V, V)
-        self._stamp[slot] = clock
-        buckets = self._buckets
-        bins = self._table_offset + codes
-        self._codes[slot] = bins
-        if self._bin_count is not None:
-            self._bin_count[bins] += 1
-        for code in bins.tolist():
-            bucket = buckets.get(code)
-            if bucket is None:
-                buckets[code] = {slot}
-            else:
-                bucket.add(slot)
-        self._key_to_slot[key] = slot
-        self._slot_key[slot] = key
-        if self._center is None and self._size == CENTER_AFTER:
+        added = self._index.add(key, phi, V, N, codes)
+        if added == 2:               # CENTER_AFTER entries, not centred yet
             self._set_center()
-        return True
+        return added != 0
 
     def _set_center(self) -> None:
         """Centre SimHash on the mean of the stored phi and rehash them.
@@ -531,23 +463,9 @@ class Memory:
         component and uncentred hyperplanes put most states in the same
         bins (thousands of candidates a query). Distances stay the exact
         cosines of the uncentred phi."""
-        n = self._size
-        self._center = self._phi[:n].mean(axis=0)
-        codes = self.codes(self._phi[:n])
-        bins = codes + self._table_offset[None, :]
-        self._codes[:n] = bins
-        self._buckets = {}
-        if self._bin_count is not None:
-            self._bin_count[:] = 0
-            np.add.at(self._bin_count, bins.ravel(), 1)
-        buckets = self._buckets
-        for slot, row in enumerate(bins.tolist()):
-            for code in row:
-                bucket = buckets.get(code)
-                if bucket is None:
-                    buckets[code] = {slot}
-                else:
-                    bucket.add(slot)
+        n = len(self)
+        self._center = self._stored_phi(np.arange(n)).mean(axis=0)
+        self._index.set_center(self._center)
 
     def update(self, key: int, V: float, N: float) -> bool:
         """Set V and N of the stored entry ``key`` and mark it used.
@@ -555,13 +473,7 @@ class Memory:
         Returns:
             True if ``key`` was stored, False (no-op) otherwise.
         """
-        slot = self._key_to_slot.get(key)
-        if slot is None:
-            return False
-        self._stats[slot] = (N, N * V, V)
-        self._stamp[slot] = self._clock
-        self._clock += 1
-        return True
+        return self._index.update(key, V, N)
 
     def query(self, phi: np.ndarray, exclude_key: int | None = None,
               codes: np.ndarray | None = None) -> tuple[float, float, int]:
@@ -581,21 +493,14 @@ class Memory:
         Returns:
             ``(V_M, N_M, n_found)``; ``(0.0, 0.0, 0)`` if no candidate.
         """
-        self._queries += 1
-        slots, sims = self._search(phi, exclude_key, codes, exact=False)
-        n = len(slots)
-        if n == 0:
-            return 0.0, 0.0, 0
-        self._hits += 1
-        self._stamp[slots] = self._clock
-        self._clock += 1
-        return (*self._combine(sims, slots), n)
+        return self._index.query(phi, codes, exclude_key)
 
     def query_exact(self, phi: np.ndarray, exclude_key: int | None = None
                     ) -> tuple[float, float, int]:
         """Brute-force version of :meth:`query` over every entry (the test
-        oracle).  Does not touch the LRU stamps or the statistics."""
-        slots, sims = self._search(phi, exclude_key, None, exact=True)
+        oracle, in numpy).  Does not touch the LRU order or the
+        statistics."""
+        slots, sims = self._exact(phi, exclude_key)
         if len(slots) == 0:
             return 0.0, 0.0, 0
         return (*self._combine(sims, slots), len(slots))
@@ -604,50 +509,58 @@ class Memory:
                    exclude_key: int | None = None
                    ) -> tuple[list[Any], np.ndarray]:
         """Keys and cosines of the top-M entries for ``phi`` (SimHash or
-        exact), most similar first.  Read-only: no stamps, no statistics."""
-        slots, sims = self._search(phi, exclude_key, None, exact=exact,
-                                   count=False)
+        exact), most similar first.  Read-only: no LRU, no statistics."""
+        if exact:
+            slots, sims = self._exact(phi, exclude_key)
+        else:
+            slots, sims = self._index.neighbours(phi, None, exclude_key)
         order = np.argsort(-sims, kind="stable")
         slots, sims = slots[order], sims[order]
         return [self._slot_key[s] for s in slots.tolist()], sims
 
     # ------------------------------------------------------------------
     # internals
-    def _search(self, phi: np.ndarray, exclude_key: int | None,
-                codes: np.ndarray | None, exact: bool,
-                count: bool = True) -> tuple[np.ndarray, np.ndarray]:
-        """Slots and cosines of the (at most) M nearest entries."""
-        if self._size == 0:
+    @property
+    def _key_to_slot(self) -> dict[Any, int]:
+        """key -> slot of every stored entry (the kernel's dict)."""
+        return self._index.key_to_slot
+
+    @property
+    def _slot_key(self) -> list[Any]:
+        """slot -> key (None for a slot never used since :meth:`clear`)."""
+        return self._index.slot_key
+
+    def _stored_phi(self, slots: np.ndarray) -> np.ndarray:
+        """Stored phi of ``slots``, float32 ``(k, D)`` (natural order)."""
+        return self._index.stored_phi(slots)
+
+    @property
+    def _buckets(self) -> dict[int, set[int]]:
+        """The SimHash bins as ``(table << hash_bits) | code -> slots``,
+        read from the kernel's lists (inspection only)."""
+        bins, slots = self._index.bucket_items()
+        out: dict[int, set[int]] = {}
+        for b, s in zip(bins.tolist(), slots.tolist()):
+            out.setdefault(b, set()).add(s)
+        return out
+
+    def _exact(self, phi: np.ndarray, exclude_key: int | None
+               ) -> tuple[np.ndarray, np.ndarray]:
+        """Slots and cosines of the exact top M over every entry (numpy)."""
+        n = len(self)
+        if n == 0:
             return np.empty(0, np.intp), np.empty(0, np.float32)
-        phi = np.asarray(phi, dtype=np.float32)
+        index = self._index
+        phi = np.asarray(phi, dtype=np.float32).reshape(-1)
+        sims = index.live_rows[:n] @ phi[index.live_index]
+        if index.n_dead and index.full[:n].any():
+            sims += index.dead_rows[:n] @ phi[index.dead_index]
+        slots = np.arange(n, dtype=np.intp)
         excluded = (self._key_to_slot.get(exclude_key)
                     if exclude_key is not None else None)
-        if exact:
-            sims = self._phi[:self._size] @ phi
-            slots = np.arange(self._size, dtype=np.intp)
-            if excluded is not None:
-                keep = slots != excluded
-                slots, sims = slots[keep], sims[keep]
-        else:
-            if codes is None:
-                codes = self.codes(phi)
-            # Bins within Hamming distance probe_radius of the code, in
-            # every table (bin id = (table << hash_bits) | code).
-            probes = ((np.asarray(codes, dtype=np.int64)[:, None]
-                       ^ self._masks[None, :])
-                      + self._table_offset[:, None]).ravel()
-            if self._bin_count is not None:
-                probes = probes[self._bin_count[probes] > 0]
-            found = set().union(*map(self._buckets.get, probes.tolist(),
-                                     itertools.repeat(_EMPTY)))
-            if excluded is not None:
-                found.discard(excluded)
-            if count:
-                self._candidates += len(found)
-            if not found:
-                return np.empty(0, np.intp), np.empty(0, np.float32)
-            slots = np.fromiter(found, dtype=np.intp, count=len(found))
-            sims = self._phi[slots] @ phi
+        if excluded is not None:
+            keep = slots != excluded
+            slots, sims = slots[keep], sims[keep]
         M = self._M
         if len(slots) > M:
             top = np.argpartition(sims, len(sims) - M)[len(sims) - M:]
@@ -659,52 +572,8 @@ class Memory:
         """``(V_M, N_M)`` of neighbours ``slots`` with cosines ``sims``;
         same arithmetic as :func:`memory_value`, from the stats columns."""
         e = np.exp((sims - sims.max()) * self._inv_tau)  # exp(-d/tau) / max
-        n_e, nv_e, v_e = e @ self._stats[slots]  # sums of N e, N V e, V e
+        n_e, nv_e, v_e = e @ self._index.stats[slots]  # sums of N e, N V e, V e
         e_sum = float(e.sum())
         if n_e > 0:
             return float(nv_e / n_e), float(n_e / e_sum)    # equation (8)
         return float(v_e / e_sum), float(n_e / e_sum)      # (8) is 0/0: k_i
-
-    def _evict(self) -> int:
-        """Free the least recently queried-or-updated slot and return it.
-
-        Keeps a queue of the ``_EVICT_BATCH`` oldest slots (by stamp) with
-        the stamp each had when queued; a slot whose stamp changed since has
-        been used and is skipped.  Stamps only grow, so a queued slot with an
-        unchanged stamp is older than every slot not in the queue: this is
-        exact LRU at amortised O(memory_size / _EVICT_BATCH) per eviction.
-        """
-        stamp = self._stamp
-        while True:
-            while self._evict_slots:
-                slot = self._evict_slots.pop()
-                if stamp[slot] == self._evict_stamps.pop():
-                    self._release(slot)
-                    return slot
-            self._refill_evict_queue()
-
-    def _refill_evict_queue(self) -> None:
-        stamps = self._stamp[:self._size]
-        if self._size <= _EVICT_BATCH:
-            oldest = np.argsort(stamps, kind="stable")
-        else:
-            oldest = np.argpartition(stamps, _EVICT_BATCH - 1)[:_EVICT_BATCH]
-            oldest = oldest[np.argsort(stamps[oldest], kind="stable")]
-        oldest = oldest[::-1]  # pop() from the end yields the oldest first
-        self._evict_slots = oldest.tolist()
-        self._evict_stamps = stamps[oldest].tolist()
-
-    def _release(self, slot: int) -> None:
-        """Drop the entry in ``slot`` from the key map and the SimHash bins."""
-        buckets = self._buckets
-        bins = self._codes[slot]
-        if self._bin_count is not None:
-            self._bin_count[bins] -= 1
-        for code in bins.tolist():
-            bucket = buckets[code]
-            bucket.discard(slot)
-            if not bucket:
-                del buckets[code]
-        del self._key_to_slot[self._slot_key[slot]]
-        self._slot_key[slot] = None
-        self._evictions += 1

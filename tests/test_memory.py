@@ -366,3 +366,254 @@ def test_simhash_bit_disagreement_is_angle_over_pi(simhash_dim):
         theta = np.arccos(np.clip((pa * pb).sum(1), -1, 1)).mean()
         assert differing / (60 * bits) == pytest.approx(theta / np.pi,
                                                         abs=0.03)
+
+
+# ----------------------------------------------------------------------
+# the Cython kernel (engine/memkernel.pyx) against a numpy reference
+def reference_projection(mem: Memory, phi: np.ndarray) -> np.ndarray:
+    """SimHash projections ``r . f(phi - c)`` in float64, as the paper's
+    codes would be computed in numpy (f: the signed fold, c: the centre)."""
+    x = np.asarray(phi, dtype=np.float64)
+    if mem._center is not None:
+        x = x - mem._center
+    if mem._fold_signs is not None:
+        x = (x * mem._fold_signs).reshape(
+            x.shape[:-1] + (-1, mem.simhash_dim)).sum(axis=-2)
+    return x @ mem._planes.T.astype(np.float64)
+
+
+def reference_codes(mem: Memory, phi: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, margins): codes from the float64 projections, and per table
+    the smallest |projection| (bits closer to 0 may round either way)."""
+    proj = reference_projection(mem, phi)
+    T, b = mem._T, mem._b
+    proj = proj.reshape(proj.shape[:-1] + (T, b))
+    codes = ((proj > 0).astype(np.int64) << np.arange(b)).sum(axis=-1)
+    return codes, np.abs(proj).min(axis=-1)
+
+
+def reference_query(mem: Memory, phi: np.ndarray, exclude_key=None):
+    """Top-M keys and (V_M, N_M) over the SimHash candidates, in numpy:
+    entries whose stored code is within probe_radius of the query's code
+    in some table, ranked by float64 cosines, combined by equation (8)."""
+    n = len(mem)
+    slots = np.arange(n)
+    stored = np.array([mem._index.slot_codes(s) for s in slots])
+    query_codes = mem.codes(phi)
+    xor = stored ^ query_codes[None, :]
+    hamming = np.vectorize(lambda v: bin(int(v)).count("1"))(xor)
+    candidate = (hamming <= mem.config.probe_radius).any(axis=1)
+    if exclude_key is not None and exclude_key in mem:
+        candidate[mem._key_to_slot[exclude_key]] = False
+    slots = slots[candidate]
+    phis = mem._stored_phi(slots).astype(np.float64)
+    sims = phis @ np.asarray(phi, dtype=np.float64)
+    order = np.argsort(-sims, kind="stable")[:mem.config.M]
+    slots, sims = slots[order], sims[order]
+    stats = mem._index.stats[slots]
+    v_m, n_m = memory_value(sims, stats[:, 2], stats[:, 0], mem.config.tau)
+    keys = [mem._slot_key[s] for s in slots]
+    return keys, sims, v_m, n_m, int(candidate.sum())
+
+
+def fill_clustered(mem: Memory, rng, count: int, L: int, clusters: int = 12):
+    centres = unit(rng.standard_normal((clusters, L)))
+    for key in range(count):
+        z = centres[key % clusters] + 0.3 / math.sqrt(L) * rng.standard_normal(L)
+        mem.add(key, z, rng.random(), float(rng.integers(0, 40)))
+    return centres
+
+
+@pytest.mark.parametrize("overrides, simhash_dim", [
+    (dict(), 512),                              # paper layout, folded
+    (dict(D=512), None),                        # Charikar on phi itself
+    (dict(probe_radius=0), 512),
+    (dict(probe_radius=2, hash_bits=10), 512),
+    (dict(hash_bits=20, hash_tables=8), 512),   # 8M bins: hashed heads
+    (dict(hash_tables=3, hash_bits=7, M=25), 512),
+])
+def test_kernel_query_matches_numpy_reference(overrides, simhash_dim):
+    rng = np.random.default_rng(21)
+    L = 96
+    cfg = small_config(**{**dict(memory_size=400, M=12, D=2048), **overrides})
+    mem = Memory(cfg, in_dim=L, simhash_dim=simhash_dim)
+    centres = fill_clustered(mem, rng, 400, L)
+    assert mem._center is not None          # centred after 64 entries
+    assert mem._index.dense_bins == (cfg.hash_bits < 20)
+    checked = 0
+    for i in range(40):
+        z = centres[i % len(centres)] + 0.3 / math.sqrt(L) * \
+            rng.standard_normal(L)
+        phi = mem.phi(z)
+        exclude = int(rng.integers(0, 400)) if i % 3 == 0 else None
+        keys, sims, v_ref, n_ref, n_cand = reference_query(mem, phi, exclude)
+        got_keys, got_sims = mem.neighbours(phi, exclude_key=exclude)
+        assert len(got_keys) == len(keys)
+        if len(keys) == 0:
+            assert mem.query(phi, exclude_key=exclude) == (0.0, 0.0, 0)
+            continue
+        # same top-M set (unless the M-th and (M+1)-th cosines tie)
+        assert set(got_keys) == set(keys)
+        np.testing.assert_allclose(got_sims, sims, atol=1e-5)
+        candidates = mem._index.candidates
+        v_m, n_m, found = mem.query(phi, exclude_key=exclude)
+        assert mem._index.candidates - candidates == n_cand
+        assert found == len(keys)
+        assert v_m == pytest.approx(v_ref, abs=1e-5)
+        assert n_m == pytest.approx(n_ref, rel=1e-5, abs=1e-5)
+        checked += 1
+    assert checked >= 30
+    stats = mem.stats()
+    assert stats["queries"] == 40 and stats["mean_candidates"] > 0
+
+
+def test_kernel_codes_match_numpy_reference():
+    """Codes (query side and stored side) equal the float64 numpy codes,
+    except for bits whose projection is within float rounding of 0, with
+    every SIMD version of the projection the CPU can run."""
+    from engine import memkernel
+    rng = np.random.default_rng(8)
+    L = 200
+    mem = Memory(small_config(memory_size=300, D=4096), in_dim=L)
+    for k in range(150):                     # centred after 64
+        mem.add(k, rng.standard_normal(L), 0.5, 1)
+    phis = mem.phi(rng.standard_normal((60, L)))
+    want, margin = reference_codes(mem, phis)
+    tolerant = margin < 1e-4
+    best = memkernel.simd_level()
+    levels = memkernel.SIMD_LEVELS[:memkernel.SIMD_LEVELS.index(best) + 1]
+    try:
+        for level in levels:
+            memkernel.limit_simd(level)
+            assert memkernel.simd_level() == level
+            got = mem.codes(phis)
+            assert got.shape == (60, mem.config.hash_tables)
+            assert got.dtype == np.int64
+            assert np.array_equal(got[~tolerant], want[~tolerant])
+            for i in range(5):
+                assert np.array_equal(mem.codes(phis[i]), got[i])
+    finally:
+        memkernel.limit_simd(None)
+    assert memkernel.simd_level() == best
+    stored_phi = mem._stored_phi(np.arange(len(mem)))
+    want, margin = reference_codes(mem, stored_phi)
+    stored = np.array([mem._index.slot_codes(s) for s in range(len(mem))])
+    assert np.array_equal(stored[margin >= 1e-4], want[margin >= 1e-4])
+
+
+def test_kernel_phi_outside_the_hash_image():
+    """A phi with mass on coordinates the feature hash never reaches is
+    stored whole; replacing it (LRU) by a hashed phi clears those
+    coordinates.  Queries stay exact against the numpy reference."""
+    rng = np.random.default_rng(4)
+    L = 40                                   # reaches < 20% of D = 256
+    mem = Memory(small_config(memory_size=30, M=30, D=256, hash_bits=1,
+                              hash_tables=1), in_dim=L)
+    assert mem._index.n_live < 100
+    raw = unit(rng.standard_normal((30, 256))).astype(np.float32)
+    for k in range(30):
+        mem.add_phi(k, raw[k], rng.random(), 1 + k)
+    assert mem._index.full.sum() == 30
+    np.testing.assert_allclose(mem._stored_phi(np.arange(30)), raw, atol=1e-7)
+    for k in range(30, 45):                  # evicts 0..14
+        mem.add(k, rng.standard_normal(L), rng.random(), 2)
+    assert mem._index.full.sum() == 15
+    idx = mem._index
+    dead_of_hashed = idx.dead_rows[np.flatnonzero(idx.full[:30] == 0)]
+    assert not dead_of_hashed.any()
+    for q in list(raw[20:25]) + list(mem.phi(rng.standard_normal((5, L)))):
+        keys, sims, v_ref, n_ref, _ = reference_query(mem, q)
+        v_e, n_e, found_e = mem.query_exact(q)
+        v_m, n_m, found = mem.query(q)
+        assert found == found_e == 30
+        assert v_m == pytest.approx(v_ref, abs=1e-5) == v_e
+        assert n_m == pytest.approx(n_ref, rel=1e-5)
+        assert v_e == pytest.approx(v_ref, abs=1e-5)
+
+
+def test_kernel_unnormalised_phi_is_renormalised():
+    rng = np.random.default_rng(2)
+    mem = Memory(small_config(hash_bits=1, hash_tables=1), in_dim=32)
+    phi = mem.phi(rng.standard_normal(32))
+    mem.add_phi(1, 3.0 * phi, 0.25, 4)
+    mem.add_phi(2, phi.astype(np.float64) * 0.5, 0.75, 4)   # any dtype
+    stored = mem._stored_phi(np.arange(2))
+    np.testing.assert_allclose(np.linalg.norm(stored, axis=1), 1.0, atol=1e-6)
+    np.testing.assert_allclose(stored[0], phi, atol=1e-6)
+    keys, sims = mem.neighbours(phi)
+    assert sorted(keys) == [1, 2] and sims.min() == pytest.approx(1.0, abs=1e-5)
+
+
+def test_kernel_linked_lists_survive_churn():
+    """Random adds (with evictions), updates, queries and a clear: every
+    stored slot is in exactly one bin per table, under its stored code, and
+    the LRU list holds every slot once."""
+    rng = np.random.default_rng(17)
+    cfg = small_config(memory_size=80, M=5, D=128, hash_bits=4)
+    mem = Memory(cfg, in_dim=24)
+    key = 0
+    for step in range(1500):
+        r = rng.random()
+        if r < 0.5:
+            mem.add(key, rng.standard_normal(24), rng.random(), 1)
+            key += 1
+        elif r < 0.8 and len(mem):
+            mem.update(int(rng.choice(list(mem._key_to_slot))), 0.5, 2)
+        else:
+            mem.query(mem.phi(rng.standard_normal(24)))
+        if step == 700:
+            mem.clear()
+        if step % 100 == 0 or step == 1499:
+            n = len(mem)
+            bins, slots = mem._index.bucket_items()
+            assert len(slots) == n * cfg.hash_tables
+            for s in range(n):
+                codes = mem._index.slot_codes(s)
+                want = (np.arange(cfg.hash_tables) << cfg.hash_bits) | codes
+                assert sorted(bins[slots == s].tolist()) == sorted(want.tolist())
+            assert sorted(mem._index.lru_order()) == list(range(n))
+            assert sorted(mem._key_to_slot.values()) == list(range(n))
+
+
+def test_feature_hash_dtypes_and_shapes():
+    rng = np.random.default_rng(3)
+    h = FeatureHasher(300, 128, seed=1)
+    x = rng.standard_normal((4, 3, 100))
+    out = h(x)
+    assert out.shape == (4, 128) and out.dtype == np.float32
+    np.testing.assert_allclose(h(x.reshape(4, 300)), out)
+    np.testing.assert_allclose(h(x.astype(np.float32)), out, atol=1e-6)
+    np.testing.assert_allclose(h(x[1].ravel()), out[1])
+    np.testing.assert_allclose(h(x[:, :, ::-1][:, :, ::-1]), out)  # strided
+    assert h(np.zeros(300)).tolist() == [0.0] * 128
+    ints = rng.integers(-5, 5, 300)
+    np.testing.assert_allclose(h(ints), h(ints.astype(np.float64)))
+    with pytest.raises(ValueError, match="300 features"):
+        h(np.ones(299))
+    with pytest.raises(ValueError, match="300 features"):
+        h(np.ones((2, 299)))
+
+
+def test_kernel_32_bit_codes():
+    rng = np.random.default_rng(6)
+    mem = Memory(small_config(hash_bits=32, hash_tables=2, memory_size=120,
+                              M=3), in_dim=30)
+    zetas = rng.standard_normal((120, 30))
+    for k in range(120):
+        mem.add(k, zetas[k], k / 120, 1)
+    codes = mem.codes(mem.phi(zetas))
+    assert codes.max() < 2 ** 32 and codes.max() >= 2 ** 31
+    assert not mem._index.dense_bins
+    for k in range(0, 120, 11):
+        keys, sims = mem.neighbours(mem.phi(zetas[k]))
+        assert keys[0] == k and sims[0] == pytest.approx(1.0, abs=1e-5)
+        assert mem.query(mem.phi(zetas[k]), codes=codes[k])[0] \
+            == pytest.approx(k / 120, abs=1e-3)
+
+
+def test_none_is_not_a_key():
+    mem = Memory(small_config(), in_dim=8)
+    with pytest.raises(TypeError):
+        mem.add(None, np.ones(8), 0.5, 1)
+    assert len(mem) == 0 and mem.update(None, 0.5, 1) is False
