@@ -3,49 +3,66 @@ from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
 from board_ext.board cimport board_t, rng_t
 from board_ext.playout cimport policy_fn
 
-# What the rollout lookup reads of a node, packed in one record (one cache
-# line fetch per candidate reply instead of one per field).
-ctypedef struct look_t:
-    int32_t ctx_next        # next node with the same context, -1 none
-    int16_t reply           # the reply this node's tree is for
-    int16_t pad
-    float n                 # visits
-    float mean              # w / n
+# One reply of a context as the rollout reads it; a context's replies lie in
+# one contiguous block of these, sorted by reply, so a draw or a scan reads
+# consecutive memory and reply r sits at the rank of r in the context's
+# reply bitset.
+ctypedef struct rec_t:
+    float mean              # w / n of the reply's pattern node
     float isq               # 1 / sqrt(n)
+    int32_t reply           # the reply move (never pass)
+
+# A context (the last d moves, newest first) and its replies; the records
+# themselves are the slots of an open-addressing table keyed by h.
+ctypedef struct ctx_t:
+    uint64_t h              # context hash; meaningful when len > 0
+    int32_t start           # replies in rec[start .. start + len)
+    int32_t len             # replies stored; 0 = empty slot
+    int32_t cap             # block capacity (len <= cap)
+    int32_t last            # reply of the node updated last (last-reply)
+    float tot               # sum of n over the replies (equation 1's sum)
+    float lg                # sqrt(ln max(tot, 1)), kept with tot
+
+# Slot of the node table: pattern node by (context hash, reply).
+ctypedef struct nslot_t:
+    uint64_t key            # h ^ RZ[reply]; meaningful when node >= 0
+    int32_t node            # -1 = empty slot
+    int32_t pad
 
 ctypedef struct forest_t:
     int nn                  # board points; nn = pass
     int capacity            # node arrays' length
     int n_nodes             # nodes in use (roots are implicit: reply r is root r)
+    int n_ctx               # contexts in use (occupied ctx slots)
+    int nw                  # uint64 words of a reply bitset: ceil(nn / 64)
     int max_depth           # longest context stored and matched (<= 7)
     int selection           # 0 soft-UCT, 1 last-reply
     double epsilon          # probability of asking the forest in a rollout move
-    double b                # soft-UCT exploration constant (equation 1)
-    uint32_t clock          # update counter for last-reply recency
+    float b                 # soft-UCT exploration constant (equation 1)
     policy_fn fallback      # default policy (random or expert)
     long asked, suggested, played   # counters for the rollout profile
-    int16_t* move           # context move of node i
+    # pattern nodes (update path only), index i < n_nodes
+    uint64_t* h             # hash of node i's whole context
     int16_t* reply          # the reply (tree root) node i belongs to
-    int32_t* child          # first child (deeper context), -1 none
-    int32_t* sibling        # next sibling, -1 none
-    int32_t* ctx_next       # next node with the same context (same chash)
-    uint64_t* chash         # hash of the node's whole context, newest move first
-    float* n                # visits
-    float* w                # wins for the player of the reply
-    uint32_t* stamp         # clock of the last update (last-reply)
-    int32_t* last           # at a chain head: the chain's most recently updated node
-    look_t* look            # lookup records, mirrors reply/ctx_next/n/w
-    # per context (indexed by its chain head): the chain's nodes in one
-    # contiguous block of cidx, so a reply can be drawn by index
-    int32_t* cstart         # block start in cidx
-    int32_t* clen           # nodes in the block
-    int32_t* ccap           # block capacity
-    float* ctot             # sum of n over the chain
-    int32_t* cidx           # the blocks
-    long cidx_used, cidx_cap
-    int32_t* root_child     # [nn+1] first child of reply tree r
-    int32_t* table          # open addressing: context hash -> first node, -1 empty
-    uint64_t table_mask     # table length - 1 (a power of two >= 2 capacity)
+    int16_t* move           # oldest move of node i's context (its tree edge)
+    int32_t* parent         # node one move shorter, same reply; -1 at depth 1
+    uint32_t* n             # visits
+    double* w               # wins for the player of the reply
+    # context table: ctx_mask + 1 slots (a power of two, load <= 1/2)
+    ctx_t* ctx
+    uint64_t* cbits         # replies of the context in slot s: bits [s*nw, s*nw + nw)
+    int32_t* ctx1           # [nn + 1] slot of the depth-1 context (m,), -1 none
+    uint64_t* cfilt         # presence bits, 8 per slot: bit h & (8 slots - 1) set for
+                            # every stored context h (a clear bit: h is absent)
+    uint64_t ctx_mask
+    int ctx_shift           # slot of h = h >> ctx_shift (its top bits)
+    # node table, same scheme
+    nslot_t* ntab
+    uint64_t ntab_mask
+    int ntab_shift
+    # reply blocks; a block that outgrows its capacity moves to the end
+    rec_t* rec
+    long rec_used, rec_cap
 
 cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil
 cdef void bhrf_update(void* ctx, const int16_t* moves, int n, int n_tree,

@@ -6,13 +6,38 @@ Owns: the forest (one reply tree per reply move; a node below the root of
 reply ``r`` is a context, the moves that preceded ``r``, deepest = longest),
 its update from each descent (Algorithms 1 and 2) and the rollout policy that
 reads it at every rollout move (Algorithms 3 and 4).  Plain C arrays; the
-lookup and the update are ``nogil`` with no Python objects.
+lookup and the update are ``nogil`` with no Python objects.  Imports nothing
+of the project but ``board_ext``.
 
-Lookup.  Every node carries the hash of its whole context (a Zobrist-style
-XOR of per-(depth, move) keys); a hash table maps a context to the chain of
-nodes (one per reply) sharing it.  The longest matching patterns are found
-by probing the contexts of the last ``max_depth``, ``max_depth - 1``, ...
-moves: a few table probes per rollout move, not a scan of the forest.
+Terms.  A context of depth d is the last d moves, newest first; its hash
+``h`` is the XOR of per-(position, move) keys ``CTXZ[i][m]``, so the hash of
+depth d + 1 is that of depth d with one more key.  A pattern node is a pair
+(context, reply r); its parent is (the context one move shorter, r), which
+is how the reply tree of ``r`` is stored: by hash, not by child pointers.
+
+Tables.  Two open-addressing tables (linear probing, load <= 1/2, doubled
+when needed):
+* contexts, keyed by ``h``: each slot is the context itself, with its reply
+  block (``rec_t`` records of all its replies, contiguous and sorted by
+  reply), a bitset of its replies (``cbits``; a reply's rank in it is its
+  index in the block), the sum of the replies' visits and ``sqrt(ln sum)``
+  (both kept up to date by the update, so the rollout computes no
+  logarithm), and the reply updated last; presence bits (``cfilt``, 8 per
+  slot, small enough to stay in cache) answer most lookups of an absent
+  context without touching the table;
+* pattern nodes, keyed by ``h ^ RZ[r]``: Algorithm 2's "direct child with
+  move m" of the node (context, r) is the node (context + m, r), one probe,
+  no sibling list.
+
+Lookup.  The longest matching context is found by probing the contexts of
+the last 1, 2, ... moves and stopping at the first miss: a context of
+depth d + 1 is only ever created below one of depth d (same reply), so when
+depth d is absent no deeper one can be present.  Depth 1 is a direct
+index by the last move (``ctx1``); a deeper absent context is usually
+answered by the presence bits alone.  Soft-UCT then draws among the
+context's replies on empty points (its reply bitset AND the board's empty
+points, 32 points per SIMD compare) by rejection, exactly (``_soft_uct``);
+last-reply reads the context's last reply.
 
 Deviations from the paper, each a knob or stated here:
 * contexts are capped at ``max_depth`` moves (<= 7, the board keeps the last
@@ -20,213 +45,360 @@ Deviations from the paper, each a knob or stated here:
 * pass is never suggested as a rollout reply (it is stored as context), and
   neither is a move filling the mover's own true eye (the default policies'
   rule; without it BHRF rollouts kill their own groups and run to the cap);
-* soft-UCT: a reply is drawn with probability ``P(r|c)`` of equation (1)
-  and then played with probability ``min(1, u_r)``, ``u_r`` being its UCT
-  estimate ``mean + b sqrt(ln(sum n) / n_r)``;
+* soft-UCT: the sum of n in the log term of equation (1) runs over all the
+  replies of the context, legal or not (kept per context, so no legality
+  test per reply is needed for it);
+* the longest matching context is chosen before legality (Algorithm 3 as
+  written): when none of its replies is legal the default policy plays,
+  shorter contexts are not tried;
 * when the node arrays are full no new pattern is added (existing ones are
-  still updated); the context table starts at 16k slots and doubles at half
-  load, so its probes stay in cache while the forest is small.
+  still updated);
+* contexts and pattern nodes are told apart by 64-bit hashes only (two
+  contexts sharing a hash would share their replies; the chance is about
+  n^2 / 2^65 for n contexts).
 """
 from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
-from libc.string cimport memset
-from libc.stdlib cimport malloc, free
+from libc.string cimport memset, memcpy, memmove
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log, sqrt
-from board_ext.board cimport (board_t, rng_t, Board, board_legal, board_is_eye, board_copy, rng_double,
-                              rng_int, MAXNN, BLACK, NHIST)
+from board_ext.board cimport (board_t, rng_t, Board, board_legal, board_is_eye, board_copy,
+                              MAXNN, MAXW, BLACK, EMPTY, NHIST)
 from board_ext.playout cimport policy_fn, get_policy, run_playout
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <emmintrin.h>
+    #if defined(__BMI2__) || defined(__AVX2__)
+    #include <immintrin.h>
+    #endif
+    /* Bit i set iff p[i] == 0, for 32 bytes. */
+    static inline uint64_t bhrf_zero_mask32(const unsigned char* p) {
+    #ifdef __AVX2__
+        __m256i v = _mm256_loadu_si256((const __m256i*)p);
+        return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256()));
+    #else
+        __m128i z = _mm_setzero_si128();
+        uint32_t lo = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)p), z));
+        uint32_t hi = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(p + 16)), z));
+        return lo | (hi << 16);
+    #endif
+    }
+    /* Points p0 <= p < nn (fewer than 32) with color[p] == 0, as bits from p0;
+       out of line so that the compiler does not prepare it on every call. */
+    static __attribute__((noinline, cold)) uint64_t bhrf_zero_tail(
+            const unsigned char* color, int p0, int nn) {
+        uint64_t m = 0;
+        int i;
+        for (i = p0; i < nn; i++) m |= (uint64_t)(color[i] == 0) << (i - p0);
+        return m;
+    }
+    /* Bit p of out (nw words) set iff color[p] == 0 (empty), for p < nn;
+       cap is color's length (>= 64 nw - 32): the 32-byte loads stay inside
+       it; the second half of a last word that would pass it (19x19: points
+       352..360) is read one by one. */
+    static inline void bhrf_empty_bits(const unsigned char* color, int nn, int cap,
+                                       uint64_t* out, int nw) {
+        int w, nfull = 64 * nw <= cap ? nw : nw - 1;
+        for (w = 0; w < nfull; w++)
+            out[w] = bhrf_zero_mask32(color + 64 * w)
+                     | (bhrf_zero_mask32(color + 64 * w + 32) << 32);
+        if (nfull < nw)
+            out[nfull] = bhrf_zero_mask32(color + 64 * nfull)
+                         | (bhrf_zero_tail(color, 64 * nfull + 32, nn) << 32);
+        if (nn & 63) out[nw - 1] &= ((uint64_t)1 << (nn & 63)) - 1;
+    }
+    /* Position of the k-th (from 0) set bit of x, k < popcount(x). */
+    #ifdef __BMI2__
+    static inline int bhrf_select64(uint64_t x, int k) {
+        return __builtin_ctzll(_pdep_u64((uint64_t)1 << k, x));
+    }
+    #else
+    /* Broadword select (Vigna 2008): bytes' running counts, then the bit
+       within the byte by clearing the lowest set bits. */
+    static inline int bhrf_select64(uint64_t x, int k) {
+        const uint64_t L8 = 0x0101010101010101ULL, H8 = 0x8080808080808080ULL;
+        uint64_t s = x - ((x & 0xAAAAAAAAAAAAAAAAULL) >> 1);
+        s = (s & 0x3333333333333333ULL) + ((s >> 2) & 0x3333333333333333ULL);
+        s = ((s + (s >> 4)) & 0x0F0F0F0F0F0F0F0FULL) * L8;
+        int place = __builtin_popcountll((((uint64_t)k * L8 | H8) - s) & H8) * 8;
+        int rank = k - (int)(((s << 8) >> place) & 0xFF);
+        unsigned byte = (unsigned)(x >> place) & 0xFF;
+        while (rank-- > 0) byte &= byte - 1;
+        return place + __builtin_ctz(byte);
+    }
+    #endif
+    """
+    void bhrf_empty_bits(const unsigned char* color, int nn, int cap, uint64_t* out, int nw) nogil
+    int bhrf_select64(uint64_t x, int k) nogil
+    int popcount64 "__builtin_popcountll"(uint64_t x) nogil
+    int ctz64 "__builtin_ctzll"(uint64_t x) nogil
+
 
 SELECTIONS = {"soft-uct": 0, "last-reply": 1}
 FALLBACKS = {"random": 0, "expert": 1}
 
 cdef enum:
-    MAXCAND = MAXNN + 1
+    SEL_SOFT_UCT = 0
+    SEL_LAST_REPLY = 1
     MAXD = 8
+    TABLE_BITS0 = 12        # both tables start at 4096 slots
+    REC0 = 1 << 14          # reply records allocated at first
+    TRIES = 16              # soft-UCT rejection trials before the weighed draw
 
 cdef uint64_t CTXZ[MAXD][MAXNN + 1]
+cdef uint64_t RZ[MAXNN + 1]
 
 
 cdef void _init_keys():
     cdef uint64_t x = 0x2545F4914F6CDD1D
     cdef int d, m
-    for d in range(MAXD):
+    for d in range(MAXD + 1):
         for m in range(MAXNN + 1):
             x ^= x << 13
             x ^= x >> 7
             x ^= x << 17
-            CTXZ[d][m] = x * <uint64_t>0x9E3779B97F4A7C15
+            if d < MAXD:
+                CTXZ[d][m] = x * <uint64_t>0x9E3779B97F4A7C15
+            else:
+                RZ[m] = x * <uint64_t>0x9E3779B97F4A7C15
 
 _init_keys()
 
 
-cdef inline uint64_t _mix(uint64_t h) noexcept nogil:
-    h ^= h >> 33
-    h *= <uint64_t>0xff51afd7ed558ccd
-    h ^= h >> 33
-    return h
+# ---------------------------------------------------------------- random
+# The board's xorshift64* on the same state, inline here: the rollout draws
+# several numbers per move and a call across modules costs more than the draw.
+cdef inline uint64_t _rnd(rng_t* r) noexcept nogil:
+    r.s ^= r.s >> 12
+    r.s ^= r.s << 25
+    r.s ^= r.s >> 27
+    return r.s * <uint64_t>2685821657736338717
 
 
-cdef int _table_find(const forest_t* f, uint64_t h) noexcept nogil:
-    """First node with context hash h, or -1."""
-    cdef uint64_t i = _mix(h) & f.table_mask
-    cdef int32_t node
+cdef inline float _unit(rng_t* r) noexcept nogil:
+    """Uniform in [0, 1), 24 bits."""
+    return <float>(_rnd(r) >> 40) * <float>5.9604644775390625e-08
+
+
+# ---------------------------------------------------------------- tables
+cdef inline int _ctx_find(const forest_t* f, uint64_t h) noexcept nogil:
+    """Slot of context h, or -1.  The presence bits answer most misses
+    without touching the table (they stay in cache, the table need not)."""
+    cdef uint64_t i = h & (8 * (f.ctx_mask + 1) - 1)
+    if not (f.cfilt[i >> 6] >> (i & 63)) & 1:
+        return -1
+    i = h >> f.ctx_shift
     while True:
-        node = f.table[i]
-        if node < 0:
+        if f.ctx[i].len == 0:
             return -1
-        if f.chash[node] == h:
-            return node
-        i = (i + 1) & f.table_mask
+        if f.ctx[i].h == h:
+            return <int>i
+        i = (i + 1) & f.ctx_mask
 
 
-cdef void _index_add(forest_t* f, int head, int node) noexcept nogil:
-    """Append node to its context's contiguous block (grown by doubling at
-    the end of cidx; when cidx is full the node is left out of the block)."""
-    cdef int k, cap
-    if head == node:
-        if f.cidx_used + 4 > f.cidx_cap:
-            f.clen[head] = 0
-            f.ccap[head] = 0
-            return
-        f.cstart[head] = <int32_t>f.cidx_used
-        f.ccap[head] = 4
-        f.clen[head] = 0
-        f.ctot[head] = 0
-        f.cidx_used += 4
-    elif f.clen[head] == f.ccap[head]:
-        cap = 2 * f.ccap[head] if f.ccap[head] else 4
-        if f.cidx_used + cap > f.cidx_cap:
-            return
-        for k in range(f.clen[head]):
-            f.cidx[f.cidx_used + k] = f.cidx[f.cstart[head] + k]
-        f.cstart[head] = <int32_t>f.cidx_used
-        f.ccap[head] = cap
-        f.cidx_used += cap
-    f.cidx[f.cstart[head] + f.clen[head]] = node
-    f.clen[head] += 1
-
-
-cdef void _table_add(forest_t* f, int node) noexcept nogil:
-    """Chain node into the list of its context."""
-    cdef uint64_t h = f.chash[node], i = _mix(h) & f.table_mask
-    cdef int32_t first
+cdef inline int _node_find(const forest_t* f, uint64_t h, int r) noexcept nogil:
+    """Pattern node (context h, reply r), or -1."""
+    cdef uint64_t key = h ^ RZ[r]
+    cdef uint64_t i = key >> f.ntab_shift
     while True:
-        first = f.table[i]
-        if first < 0:
-            f.table[i] = node
-            f.ctx_next[node] = -1
-            f.look[node].ctx_next = -1
-            return
-        if f.chash[first] == h:
-            f.ctx_next[node] = f.ctx_next[first]
-            f.ctx_next[first] = node
-            f.look[node].ctx_next = f.ctx_next[node]
-            f.look[first].ctx_next = node
-            return
-        i = (i + 1) & f.table_mask
+        if f.ntab[i].node < 0:
+            return -1
+        if f.ntab[i].key == key:
+            return f.ntab[i].node
+        i = (i + 1) & f.ntab_mask
 
 
-cdef int _child(const forest_t* f, int parent_first, int m) noexcept nogil:
-    cdef int c = parent_first
-    while c >= 0:
-        if f.move[c] == m:
-            return c
-        c = f.sibling[c]
-    return -1
+cdef inline int _rank(const uint64_t* bits, int w, int r) noexcept nogil:
+    """Set bits before bit r of word w: the block index of reply 64 w + r."""
+    cdef int i, k = popcount64(bits[w] & (((<uint64_t>1) << r) - 1))
+    for i in range(w):
+        k += popcount64(bits[i])
+    return k
 
 
-cdef void _rehash(forest_t* f) noexcept nogil:
-    """Double the context table and re-chain every node (the table starts
-    small so that its probes stay in cache)."""
-    cdef uint64_t tl = (f.table_mask + 1) * 2
-    cdef int32_t* nt = <int32_t*>malloc(tl * sizeof(int32_t))
-    cdef int i, head
-    if nt == NULL:
-        return
-    free(f.table)
-    f.table = nt
-    f.table_mask = tl - 1
-    memset(f.table, 0xFF, tl * sizeof(int32_t))
-    for i in range(f.n_nodes):
-        _table_add(f, i)
-    for i in range(f.n_nodes):
-        head = _table_find(f, f.chash[i])
-        if head == i:
-            f.last[i] = i
-    for i in range(f.n_nodes):
-        head = _table_find(f, f.chash[i])
-        if f.stamp[i] >= f.stamp[f.last[head]]:
-            f.last[head] = i
+cdef void _ntab_put(nslot_t* t, uint64_t mask, int shift, uint64_t key, int node) noexcept nogil:
+    cdef uint64_t i = key >> shift
+    while t[i].node >= 0:
+        i = (i + 1) & mask
+    t[i].key = key
+    t[i].node = node
 
 
-cdef int _new_node(forest_t* f, int m, int r, uint64_t h) noexcept nogil:
+cdef int _ctx_put(ctx_t* t, uint64_t mask, int shift, uint64_t h) noexcept nogil:
+    """First empty slot on h's probe path (h known to be absent)."""
+    cdef uint64_t i = h >> shift
+    while t[i].len != 0:
+        i = (i + 1) & mask
+    t[i].h = h
+    return <int>i
+
+
+cdef bint _grow_ntab(forest_t* f) noexcept nogil:
+    cdef uint64_t size = (f.ntab_mask + 1) * 2, i
+    cdef nslot_t* t = <nslot_t*>malloc(size * sizeof(nslot_t))
+    if t == NULL:
+        return False
+    memset(t, 0xFF, size * sizeof(nslot_t))
+    for i in range(f.ntab_mask + 1):
+        if f.ntab[i].node >= 0:
+            _ntab_put(t, size - 1, f.ntab_shift - 1, f.ntab[i].key, f.ntab[i].node)
+    free(f.ntab)
+    f.ntab = t
+    f.ntab_mask = size - 1
+    f.ntab_shift -= 1
+    return True
+
+
+cdef inline void _filt_set(uint64_t* filt, uint64_t mask, uint64_t h) noexcept nogil:
+    cdef uint64_t i = h & (8 * (mask + 1) - 1)
+    filt[i >> 6] |= (<uint64_t>1) << (i & 63)
+
+
+cdef bint _grow_ctx(forest_t* f) noexcept nogil:
+    cdef uint64_t size = (f.ctx_mask + 1) * 2, i
+    cdef ctx_t* t = <ctx_t*>malloc(size * sizeof(ctx_t))
+    cdef uint64_t* bits = <uint64_t*>malloc(size * f.nw * sizeof(uint64_t))
+    cdef uint64_t* filt = <uint64_t*>malloc(size // 8 * sizeof(uint64_t))
+    cdef int s
+    if t == NULL or bits == NULL or filt == NULL:
+        free(t)
+        free(bits)
+        free(filt)
+        return False
+    memset(t, 0, size * sizeof(ctx_t))
+    memset(filt, 0, size // 8 * sizeof(uint64_t))
+    for i in range(f.ctx_mask + 1):
+        if f.ctx[i].len != 0:
+            s = _ctx_put(t, size - 1, f.ctx_shift - 1, f.ctx[i].h)
+            t[s] = f.ctx[i]
+            memcpy(bits + s * f.nw, f.cbits + i * f.nw, f.nw * sizeof(uint64_t))
+            _filt_set(filt, size - 1, f.ctx[i].h)
+    free(f.ctx)
+    free(f.cbits)
+    free(f.cfilt)
+    f.ctx = t
+    f.cbits = bits
+    f.cfilt = filt
+    f.ctx_mask = size - 1
+    f.ctx_shift -= 1
+    for i in range(f.nn + 1):
+        if f.ctx1[i] >= 0:
+            f.ctx1[i] = _ctx_find(f, CTXZ[0][i])
+    return True
+
+
+cdef bint _reserve(forest_t* f, long k) noexcept nogil:
+    """Room for k more reply records at the end of rec."""
+    cdef long cap
+    cdef rec_t* p
+    if f.rec_used + k <= f.rec_cap:
+        return True
+    cap = 2 * f.rec_cap
+    if cap < f.rec_used + k:
+        cap = f.rec_used + k
+    p = <rec_t*>realloc(f.rec, cap * sizeof(rec_t))
+    if p == NULL:
+        return False
+    f.rec = p
+    f.rec_cap = cap
+    return True
+
+
+# ---------------------------------------------------------------- update
+cdef int _new_node(forest_t* f, int m, int r, uint64_t h, int parent) noexcept nogil:
+    """Pattern node (context h, reply r) below parent; its reply record is
+    inserted in its context's block at the rank of r. -1 (nothing changed)
+    when full."""
+    cdef int i, s, k
+    cdef ctx_t* C
+    cdef uint64_t* bits
     if f.n_nodes >= f.capacity:
         return -1
-    if 2 * (f.n_nodes + 1) > <int>(f.table_mask + 1):
-        _rehash(f)
-    cdef int i = f.n_nodes
+    if 2 * (f.n_nodes + 1) > <long>(f.ntab_mask + 1) and not _grow_ntab(f):
+        return -1
+    s = _ctx_find(f, h)
+    if s < 0:
+        if 2 * (f.n_ctx + 1) > <long>(f.ctx_mask + 1) and not _grow_ctx(f):
+            return -1
+        if not _reserve(f, 4):
+            return -1
+        s = _ctx_put(f.ctx, f.ctx_mask, f.ctx_shift, h)
+        _filt_set(f.cfilt, f.ctx_mask, h)
+        if parent < 0:
+            f.ctx1[m] = s
+        C = &f.ctx[s]
+        C.start = <int32_t>f.rec_used
+        C.cap = 4
+        C.len = 0
+        C.tot = 0
+        C.lg = 0
+        C.last = r
+        memset(f.cbits + s * f.nw, 0, f.nw * sizeof(uint64_t))
+        f.rec_used += 4
+        f.n_ctx += 1
+    else:
+        C = &f.ctx[s]
+        if C.len == C.cap:
+            if not _reserve(f, 2 * C.cap):
+                return -1
+            memcpy(f.rec + f.rec_used, f.rec + C.start, C.len * sizeof(rec_t))
+            C.start = <int32_t>f.rec_used
+            C.cap *= 2
+            f.rec_used += C.cap
+    bits = f.cbits + s * f.nw
+    k = _rank(bits, r >> 6, r & 63)
+    memmove(f.rec + C.start + k + 1, f.rec + C.start + k, (C.len - k) * sizeof(rec_t))
+    f.rec[C.start + k].reply = r
+    f.rec[C.start + k].mean = 0
+    f.rec[C.start + k].isq = 0
+    bits[r >> 6] |= (<uint64_t>1) << (r & 63)
+    C.len += 1
+    i = f.n_nodes
     f.n_nodes += 1
-    f.move[i] = m
+    f.h[i] = h
     f.reply[i] = r
-    f.child[i] = -1
-    f.sibling[i] = -1
-    f.ctx_next[i] = -1
+    f.move[i] = m
+    f.parent[i] = parent
     f.n[i] = 0
     f.w[i] = 0
-    f.look[i].reply = r
-    f.look[i].n = 0
-    f.look[i].mean = 0
-    f.look[i].isq = 0
-    f.stamp[i] = 0
-    f.chash[i] = h
-    f.last[i] = i
-    _table_add(f, i)
-    _index_add(f, _table_find(f, h), i)
+    _ntab_put(f.ntab, f.ntab_mask, f.ntab_shift, h ^ RZ[r], i)
     return i
 
 
-cdef inline void _sync(forest_t* f, int c) noexcept nogil:
-    f.look[c].n = f.n[c]
-    f.look[c].mean = f.w[c] / f.n[c]
-    f.look[c].isq = 1.0 / sqrt(f.n[c])
-
-
-cdef inline void _record(forest_t* f, int c, uint64_t h, double outcome) noexcept nogil:
-    """One outcome for pattern node c (context hash h): its mean, its
-    recency for last-reply, and its context's visit total."""
-    cdef int k
+cdef inline void _record(forest_t* f, int c, double outcome) noexcept nogil:
+    """One outcome for pattern node c: its mean and 1/sqrt(n) in its reply
+    record, its context's visit total, log term and last reply."""
+    cdef int s = _ctx_find(f, f.h[c]), r = f.reply[c]
+    cdef ctx_t* C = &f.ctx[s]
+    cdef rec_t* R = &f.rec[C.start + _rank(f.cbits + s * f.nw, r >> 6, r & 63)]
     f.n[c] += 1
     f.w[c] += outcome
-    _sync(f, c)
-    f.stamp[c] = f.clock
-    k = _table_find(f, h)
-    f.last[k] = c
-    f.ctot[k] += 1
+    R.mean = <float>(f.w[c] / f.n[c])
+    R.isq = <float>(1.0 / sqrt(<double>f.n[c]))
+    C.tot += 1
+    C.lg = <float>sqrt(log(<double>C.tot))
+    C.last = r
 
 
 cdef void _update_tree(forest_t* f, const int16_t* seq, int i, double outcome) noexcept nogil:
     """Algorithm 2: walk the context seq[i-1], seq[i-2], ... of reply seq[i],
-    updating existing nodes and creating at most one new one."""
+    updating existing nodes and creating at most one new one.  The direct
+    child with move m of node (context, r) is the node (context + m, r),
+    found in the node table."""
     cdef int r = seq[i], depth = 0, m, c, parent = -1
     cdef uint64_t h = 0
-    f.clock += 1
     while i > 0 and depth < f.max_depth:
         i -= 1
         m = seq[i]
         h ^= CTXZ[depth][m]
-        c = _child(f, f.root_child[r] if parent < 0 else f.child[parent], m)
+        c = _node_find(f, h, r)
         if c < 0:
-            c = _new_node(f, m, r, h)
-            if c < 0:
-                return
-            if parent < 0:
-                f.sibling[c] = f.root_child[r]
-                f.root_child[r] = c
-            else:
-                f.sibling[c] = f.child[parent]
-                f.child[parent] = c
-            _record(f, c, h, outcome)
+            c = _new_node(f, m, r, h, parent)
+            if c >= 0:
+                _record(f, c, outcome)
             return
-        _record(f, c, h, outcome)
+        _record(f, c, outcome)
         parent = c
         depth += 1
 
@@ -246,96 +418,153 @@ cdef void bhrf_update(void* ctx, const int16_t* moves, int n, int n_tree,
         _update_tree(f, moves, i, out)
 
 
-cdef inline int _context_hashes(const forest_t* f, const board_t* b, uint64_t* hs) noexcept nogil:
-    """hs[d] = hash of the last d+1 moves (newest first) for every context
-    length the forest matches; returns how many."""
-    cdef uint64_t h = 0
-    cdef int D = 0
-    while D < f.max_depth and D < NHIST and b.hist[D] >= 0:
-        h ^= CTXZ[D][b.hist[D]]
-        hs[D] = h
-        D += 1
-    return D
+# ---------------------------------------------------------------- rollout
+cdef inline int _longest(const forest_t* f, const board_t* b) noexcept nogil:
+    """Slot of the longest context matching b's last moves, or -1."""
+    cdef uint64_t h
+    cdef int d, m, s, best
+    m = b.hist[0]
+    if m < 0:
+        return -1
+    best = f.ctx1[m]                    # depth 1: a direct index, no hashing
+    if best < 0:
+        return -1
+    h = CTXZ[0][m]
+    for d in range(1, f.max_depth):
+        m = b.hist[d]
+        if m < 0:
+            break
+        h ^= CTXZ[d][m]
+        s = _ctx_find(f, h)
+        if s < 0:
+            break
+        best = s
+    return best
 
 
-cdef int _longest(const forest_t* f, const board_t* b, int* cand, int* cnode) noexcept nogil:
-    """Replies of the longest contexts matching the last moves; returns how
-    many (their matching nodes in cnode)."""
-    cdef uint64_t hs[MAXD]
-    cdef int d, D = 0, node, nc = 0
-    D = _context_hashes(f, b, hs)
-    for d in range(D - 1, -1, -1):
-        node = _table_find(f, hs[d])
-        while node >= 0:
-            if f.look[node].reply < f.nn:
-                cand[nc] = f.look[node].reply
-                cnode[nc] = node
-                nc += 1
-            node = f.look[node].ctx_next
-        if nc:
-            return nc
-    return 0
+cdef inline bint _playable(const board_t* b, int r, int c) noexcept nogil:
+    """r is legal for c and fills no own true eye (the colour test first:
+    most rejected replies are simply occupied)."""
+    return b.color[r] == EMPTY and not board_is_eye(b, r, c) and board_legal(b, r, c)
+
+
+cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint* play) noexcept nogil:
+    """Algorithm 3's draw: a legal, non-eye reply of context s with
+    probability u_r / sum u over those replies (equation 1), u_r = mean +
+    b sqrt(ln tot / n_r); returns it (-1 if there is none, or all their u_r
+    are 0), and in play whether to play it, with probability min(1, u_r).
+
+    The candidates are the context's replies on empty points: its reply
+    bitset AND the board's empty points.  By rejection: a trial picks a
+    candidate uniformly (the k-th set bit) and accepts it with probability
+    u_r / (1 + b lg) (u_r <= 1 + b lg since mean <= 1 and n_r >= 1); an
+    accepted candidate that is an own eye or illegal is struck out of the
+    candidates (they still hold every playable reply, so the draw stays
+    exact) and the trials go on.  After TRIES trials, weigh the remaining
+    candidates by u_r and draw by the running sum, striking out as before.
+
+    Play: an accepted trial's uniform y (y < u_r / top) gives y top / u_r,
+    uniform on [0, 1) and independent of the choice, so "y top < u_r
+    min(1, u_r)" plays with probability min(1, u_r) without another draw."""
+    cdef const ctx_t* C = &f.ctx[s]
+    cdef const rec_t* recs = f.rec + C.start
+    cdef const uint64_t* rb = f.cbits + s * f.nw
+    cdef uint64_t cand[MAXW]
+    cdef int cnt[MAXW]
+    cdef float wt[MAXNN]
+    cdef int idx[MAXNN]
+    cdef uint64_t x
+    cdef int nw = f.nw, c = b.to_move, w, k, t, j, r, nc = 0, live
+    cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y, tot
+    bhrf_empty_bits(b.color, f.nn, MAXNN, cand, nw)
+    for w in range(nw):
+        cand[w] &= rb[w]
+        cnt[w] = popcount64(cand[w])
+        nc += cnt[w]
+    for t in range(TRIES):
+        if nc == 0:
+            return -1
+        x = _rnd(rng)                   # high half: the candidate; bits 8-31: the test
+        k = <int>(((x >> 32) * <uint64_t>nc) >> 32)
+        w = 0
+        while k >= cnt[w]:
+            k -= cnt[w]
+            w += 1
+        r = bhrf_select64(cand[w], k)
+        j = _rank(rb, w, r)
+        u = recs[j].mean + lgb * recs[j].isq
+        y = <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
+        if y >= u:
+            continue
+        if _playable(b, (w << 6) + r, c):
+            play[0] = y < u * (u if u < 1 else 1)
+            return (w << 6) + r
+        cand[w] &= ~((<uint64_t>1) << r)
+        cnt[w] -= 1
+        nc -= 1
+    # weighed draw over the remaining candidates
+    live = 0
+    tot = 0
+    for w in range(nw):
+        x = cand[w]
+        while x:
+            r = ctz64(x)
+            x &= x - 1
+            j = _rank(rb, w, r)
+            u = recs[j].mean + lgb * recs[j].isq
+            wt[live] = u
+            idx[live] = j
+            tot += u
+            live += 1
+    while live > 0 and tot > 0:
+        y = _unit(rng) * tot
+        k = 0
+        while k < live - 1:             # the last weight absorbs rounding
+            y -= wt[k]
+            if y < 0:
+                break
+            k += 1
+        j = idx[k]
+        if wt[k] > 0 and _playable(b, recs[j].reply, c):
+            play[0] = _unit(rng) < wt[k]
+            return recs[j].reply
+        tot -= wt[k]
+        live -= 1
+        wt[k] = wt[live]
+        idx[k] = idx[live]
+    return -1
 
 
 cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
+    """Algorithm 3 (soft-UCT) or 4 (last-reply) in front of the default
+    policy."""
     cdef forest_t* f = <forest_t*>ctx
-    cdef int i, j, c = b.to_move, node
-    cdef double total_n, est, lg
-    cdef uint64_t hs[MAXD]
-    cdef int d, D = 0, head, r
-    if f.epsilon > 0 and rng_double(rng) < f.epsilon and f.selection == 1:
-        # last-reply: the chain head of the longest matching context knows
-        # the reply chosen last in a descent for it
-        f.asked += 1
-        D = _context_hashes(f, b, hs)
-        for d in range(D - 1, -1, -1):
-            head = _table_find(f, hs[d])
-            if head >= 0:
-                r = f.reply[f.last[head]]
-                if r < f.nn:
-                    f.suggested += 1
-                    if not board_is_eye(b, r, c) and board_legal(b, r, c):
-                        f.played += 1
-                        return r
-                break
+    cdef int s, r
+    cdef bint play = False
+    if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
         return f.fallback(b, rng, NULL)
-    if f.epsilon > 0 and rng_double(rng) < f.epsilon:
-        # soft-UCT (equation 1) over the legal replies of the longest
-        # matching context, by rejection sampling: draw a reply of the
-        # context uniformly and accept it with probability u_r / (1 + lg)
-        # (u_r <= 1 + lg), which draws r with probability u_r / sum u; an
-        # illegal or eye-filling draw is rejected too, so the draw is exact
-        # over the legal replies. At most 32 draws, then the default policy.
-        # Deviation: sum n in the log term runs over all replies of the
-        # context (kept per context, no legality test per reply).
-        f.asked += 1
-        D = _context_hashes(f, b, hs)
-        head = -1
-        for d in range(D - 1, -1, -1):
-            node = _table_find(f, hs[d])
-            if node >= 0 and f.clen[node] > 0:
-                head = node
-                break
-        if head < 0:
-            return f.fallback(b, rng, NULL)
-        total_n = f.ctot[head]
-        lg = f.b * sqrt(log(total_n if total_n > 1 else 1))
-        for i in range(32):
-            j = f.cidx[f.cstart[head] + rng_int(rng, f.clen[head])]
-            est = f.look[j].mean + lg * f.look[j].isq
-            if rng_double(rng) * (1.0 + lg) >= est:
-                continue
-            r = f.look[j].reply
-            if board_is_eye(b, r, c) or not board_legal(b, r, c):
-                continue
+    f.asked += 1
+    s = _longest(f, b)
+    if s >= 0:
+        if f.selection == SEL_LAST_REPLY:
+            # the reply chosen last in a descent for this context, if legal
+            r = f.ctx[s].last
             f.suggested += 1
-            if rng_double(rng) < est:
+            if _playable(b, r, b.to_move):
                 f.played += 1
                 return r
-            break
+        else:
+            # soft-UCT: draw by equation (1), play with probability u_r
+            r = _soft_uct(f, b, rng, s, &play)
+            if r >= 0:
+                f.suggested += 1
+                if play:
+                    f.played += 1
+                    return r
     return f.fallback(b, rng, NULL)
 
 
+# ---------------------------------------------------------------- Python API
 cdef class Forest:
     """The reply forest and its policy settings.
 
@@ -359,67 +588,68 @@ cdef class Forest:
             raise ValueError(f"bhrf.fallback: unknown policy '{fallback}'")
         if not 1 <= max_depth <= NHIST - 1:
             raise ValueError(f"bhrf.max_depth must be in 1..{NHIST - 1}")
+        if capacity < 1:
+            raise ValueError("bhrf capacity must be positive")
         cdef forest_t* f = &self.f
         f.nn = size * size
+        f.nw = (f.nn + 63) // 64
         f.capacity = capacity
         f.max_depth = max_depth
         f.selection = SELECTIONS[selection]
         f.epsilon = epsilon
-        f.b = b
+        f.b = <float>b
         f.fallback = get_policy(FALLBACKS[fallback])
-        f.move = <int16_t*>malloc(capacity * sizeof(int16_t))
+        f.h = <uint64_t*>malloc(capacity * sizeof(uint64_t))
         f.reply = <int16_t*>malloc(capacity * sizeof(int16_t))
-        f.child = <int32_t*>malloc(capacity * sizeof(int32_t))
-        f.sibling = <int32_t*>malloc(capacity * sizeof(int32_t))
-        f.ctx_next = <int32_t*>malloc(capacity * sizeof(int32_t))
-        f.n = <float*>malloc(capacity * sizeof(float))
-        f.w = <float*>malloc(capacity * sizeof(float))
-        f.stamp = <uint32_t*>malloc(capacity * sizeof(uint32_t))
-        f.last = <int32_t*>malloc(capacity * sizeof(int32_t))
-        f.look = <look_t*>malloc(capacity * sizeof(look_t))
-        f.cstart = <int32_t*>malloc(capacity * sizeof(int32_t))
-        f.clen = <int32_t*>malloc(capacity * sizeof(int32_t))
-        f.ccap = <int32_t*>malloc(capacity * sizeof(int32_t))
-        f.ctot = <float*>malloc(capacity * sizeof(float))
-        f.cidx_cap = 4 * <long>capacity
-        f.cidx = <int32_t*>malloc(f.cidx_cap * sizeof(int32_t))
-        f.root_child = <int32_t*>malloc((f.nn + 1) * sizeof(int32_t))
-        f.chash = <uint64_t*>malloc(capacity * sizeof(uint64_t))
-        cdef uint64_t tl = 1 << 14
-        f.table_mask = tl - 1
-        f.table = <int32_t*>malloc(tl * sizeof(int32_t))
-        if not (f.move and f.reply and f.child and f.sibling and f.ctx_next and f.n and f.w
-                and f.stamp and f.last and f.look and f.cstart and f.clen and f.ccap and f.ctot and f.cidx and f.root_child and f.chash and f.table):
+        f.move = <int16_t*>malloc(capacity * sizeof(int16_t))
+        f.parent = <int32_t*>malloc(capacity * sizeof(int32_t))
+        f.n = <uint32_t*>malloc(capacity * sizeof(uint32_t))
+        f.w = <double*>malloc(capacity * sizeof(double))
+        f.ctx = NULL
+        f.cbits = NULL
+        f.cfilt = NULL
+        f.ctx1 = <int32_t*>malloc((f.nn + 1) * sizeof(int32_t))
+        f.ntab = NULL
+        f.rec = NULL
+        if not (f.h and f.reply and f.move and f.parent and f.n and f.w and f.ctx1):
             raise MemoryError("cannot allocate the reply forest")
         self.clear()
 
     def __dealloc__(self):
-        free(self.f.move); free(self.f.reply); free(self.f.child); free(self.f.sibling)
-        free(self.f.ctx_next); free(self.f.n); free(self.f.w); free(self.f.stamp)
-        free(self.f.root_child); free(self.f.chash); free(self.f.table); free(self.f.last); free(self.f.look)
-        free(self.f.cstart); free(self.f.clen); free(self.f.ccap); free(self.f.ctot); free(self.f.cidx)
+        free(self.f.h); free(self.f.reply); free(self.f.move); free(self.f.parent)
+        free(self.f.n); free(self.f.w); free(self.f.ctx1)
+        free(self.f.ctx); free(self.f.cbits); free(self.f.cfilt); free(self.f.ntab); free(self.f.rec)
 
     def clear(self):
-        """Forget every pattern (new game)."""
-        cdef int i
-        self.f.n_nodes = 0
-        self.f.cidx_used = 0
-        self.f.clock = 0
-        self.f.asked = self.f.suggested = self.f.played = 0
-        for i in range(self.f.nn + 1):
-            self.f.root_child[i] = -1
-        if self.f.table_mask + 1 > (1 << 14):
-            free(self.f.table)
-            self.f.table_mask = (1 << 14) - 1
-            self.f.table = <int32_t*>malloc((self.f.table_mask + 1) * sizeof(int32_t))
-            if self.f.table == NULL:
-                raise MemoryError("cannot allocate the reply forest table")
-        memset(self.f.table, 0xFF, (self.f.table_mask + 1) * sizeof(int32_t))
+        """Forget every pattern (new game); the tables go back to their
+        first size."""
+        cdef forest_t* f = &self.f
+        cdef uint64_t size = 1 << TABLE_BITS0
+        free(f.ctx); free(f.cbits); free(f.cfilt); free(f.ntab); free(f.rec)
+        f.ctx = <ctx_t*>malloc(size * sizeof(ctx_t))
+        f.cbits = <uint64_t*>malloc(size * f.nw * sizeof(uint64_t))
+        f.cfilt = <uint64_t*>calloc(size // 8, sizeof(uint64_t))
+        f.ntab = <nslot_t*>malloc(size * sizeof(nslot_t))
+        f.rec = <rec_t*>malloc(REC0 * sizeof(rec_t))
+        if not (f.ctx and f.cbits and f.cfilt and f.ntab and f.rec):
+            raise MemoryError("cannot allocate the reply forest tables")
+        memset(f.ctx, 0, size * sizeof(ctx_t))
+        memset(f.ntab, 0xFF, size * sizeof(nslot_t))
+        f.ctx_mask = f.ntab_mask = size - 1
+        f.ctx_shift = f.ntab_shift = 64 - TABLE_BITS0
+        memset(f.ctx1, 0xFF, (f.nn + 1) * sizeof(int32_t))
+        f.rec_used = 0
+        f.rec_cap = REC0
+        f.n_nodes = 0
+        f.n_ctx = 0
+        f.asked = f.suggested = f.played = 0
 
     def update(self, moves, int first_color, double black_reward):
         """Python entry to Algorithm 1 (tests): moves is the descent sequence."""
         cdef int16_t buf[3 * MAXNN]
         cdef int i, n = len(moves)
+        if n > 3 * MAXNN:
+            raise ValueError(f"descent sequence too long ({n} moves)")
         for i in range(n):
             buf[i] = moves[i]
         bhrf_update(&self.f, buf, n, n, first_color, black_reward)
@@ -427,22 +657,57 @@ cdef class Forest:
     def patterns(self, int reply):
         """All (context tuple newest-first, n, mean) stored for reply."""
         out = []
-        def walk(int node, tuple ctx):
-            while node >= 0:
-                c2 = ctx + (self.f.move[node],)
-                out.append((c2, self.f.n[node], self.f.w[node] / self.f.n[node]))
-                walk(self.f.child[node], c2)
-                node = self.f.sibling[node]
-        walk(self.f.root_child[reply], ())
+        cdef int i, k
+        for i in range(self.f.n_nodes):
+            if self.f.reply[i] != reply:
+                continue
+            ctx = []
+            k = i
+            while k >= 0:
+                ctx.append(self.f.move[k])
+                k = self.f.parent[k]
+            out.append((tuple(reversed(ctx)), self.f.n[i], self.f.w[i] / self.f.n[i]))
         return out
 
     def suggest(self, Board board):
-        """The replies of the longest matching contexts for board's last
-        moves (legality not checked)."""
-        cdef int cand[MAXCAND]
-        cdef int cnode[MAXCAND]
-        cdef int nc = _longest(&self.f, board.b, cand, cnode)
-        return sorted(cand[i] for i in range(nc))
+        """The replies of the longest matching context for board's last
+        moves (legality not checked), sorted."""
+        cdef int s = _longest(&self.f, board.b), j
+        if s < 0:
+            return []
+        cdef ctx_t* C = &self.f.ctx[s]
+        return sorted(self.f.rec[C.start + j].reply for j in range(C.len))
+
+    def estimates(self, Board board):
+        """{reply: u_r} (equation 1's UCT estimate) for the playable replies
+        of the longest matching context, computed directly (tests)."""
+        cdef int s = _longest(&self.f, board.b), j, r
+        out = {}
+        if s < 0:
+            return out
+        cdef ctx_t* C = &self.f.ctx[s]
+        cdef rec_t* R
+        for j in range(C.len):
+            R = &self.f.rec[C.start + j]
+            r = R.reply
+            if _playable(board.b, r, board.b.to_move):
+                out[r] = R.mean + self.f.b * C.lg * R.isq
+        return out
+
+    def draws(self, Board board, int n, unsigned long long seed=1):
+        """{reply: times drawn} over n soft-UCT draws for board (the draw of
+        Algorithm 3 before its play-with-probability step; None counts
+        the draws that found no reply). For tests."""
+        cdef rng_t rng
+        cdef int s = _longest(&self.f, board.b), k, j
+        cdef bint play
+        rng.s = (<unsigned long long>seed) * <unsigned long long>0x9E3779B97F4A7C15 + 7
+        out = {}
+        for k in range(n):
+            j = _soft_uct(&self.f, board.b, &rng, s, &play) if s >= 0 else -1
+            key = None if j < 0 else j
+            out[key] = out.get(key, 0) + 1
+        return out
 
     def playout(self, Board board, unsigned long long seed=1, double komi=7.0):
         """One BHRF rollout from a copy of board: (score, moves)."""
@@ -456,9 +721,12 @@ cdef class Forest:
         return s, [moves[i] for i in range(n)]
 
     def stats(self):
-        return {"nodes": self.f.n_nodes, "capacity": self.f.capacity, "asked": self.f.asked,
-                "suggested": self.f.suggested, "played": self.f.played,
-                "bytes": self.f.capacity * (2 + 2 + 4 * 3 + 4 * 2 + 4 + 8 + 4 + 20 + 16 + 16) + 4 * (self.f.table_mask + 1)}
+        cdef forest_t* f = &self.f
+        return {"nodes": f.n_nodes, "contexts": f.n_ctx, "capacity": f.capacity, "asked": f.asked,
+                "suggested": f.suggested, "played": f.played,
+                "bytes": f.capacity * (8 + 2 + 2 + 4 + 4 + 8) + (f.nn + 1) * 4
+                + (f.ctx_mask + 1) * (sizeof(ctx_t) + f.nw * sizeof(uint64_t) + 1)
+                + (f.ntab_mask + 1) * sizeof(nslot_t) + f.rec_cap * sizeof(rec_t)}
 
     @property
     def epsilon(self):

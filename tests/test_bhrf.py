@@ -1,4 +1,6 @@
 """BHRF: forest updates (Algorithms 1, 2) and the rollout policy (3, 4)."""
+import random
+
 import pytest
 
 from board_ext.bhrf import Forest
@@ -82,3 +84,149 @@ def test_bad_bhrf_config_names_key():
         config.load(None, ["bhrf.selection=greedy"])
     with pytest.raises(ValueError, match="bhrf.epsilon"):
         Forest(9, epsilon=-0.1)
+
+
+def _reference_forest(seqs, max_depth, capacity, nn):
+    """Algorithms 1 and 2 in plain Python: {(reply, context): [n, w]}."""
+    pats = {}
+    for seq, first, black_reward in seqs:
+        for i in range(len(seq) - 1, -1, -1):
+            r = seq[i]
+            if r >= nn:
+                continue
+            color = first if i % 2 == 0 else 3 - first
+            out = black_reward if color == BLACK else 1.0 - black_reward
+            ctx = ()
+            for d in range(min(i, max_depth)):
+                ctx = ctx + (seq[i - 1 - d],)
+                key = (r, ctx)
+                if key not in pats:
+                    if len(pats) >= capacity:
+                        break
+                    pats[key] = [1, out]
+                    break
+                pats[key][0] += 1
+                pats[key][1] += out
+    return pats
+
+
+@pytest.mark.parametrize("capacity", [1_000_000, 300])
+def test_forest_matches_reference_through_table_growth(capacity):
+    """Thousands of random descents (both hash tables double several
+    times): every stored pattern and count is the reference's."""
+    rng = random.Random(5)
+    nn = 81
+    seqs = []
+    for _ in range(3000):
+        seq = [rng.randrange(nn + 1) for _ in range(rng.randrange(1, 9))]
+        seqs.append((seq, rng.choice((BLACK, WHITE)), rng.choice((0.0, 0.5, 1.0))))
+    f = Forest(9, max_depth=3, capacity=capacity)
+    for seq, first, reward in seqs:
+        f.update(seq, first, reward)
+    ref = _reference_forest(seqs, 3, capacity, nn)
+    got = {}
+    for r in range(nn):
+        for ctx, n, mean in f.patterns(r):
+            got[(r, ctx)] = (n, mean)
+    assert set(got) == set(ref)
+    for key, (n, w) in ref.items():
+        assert got[key][0] == n and got[key][1] == pytest.approx(w / n)
+    assert f.stats()["nodes"] == len(ref)
+    # lookups: the replies of the longest stored context of the last moves
+    by_ctx = {}
+    for r, ctx in ref:
+        by_ctx.setdefault(ctx, []).append(r)
+    checked = 0
+    for seq, _, _ in seqs:
+        if len(seq) < 2 or len(set(seq)) < len(seq) or nn in seq:
+            continue
+        b = Board(9)
+        for m in seq[:-1]:
+            b.play(m)
+        last = seq[-2::-1]
+        want = []
+        for d in range(1, 4):
+            replies = sorted(by_ctx.get(tuple(last[:d]), []))
+            if not replies:
+                break
+            want = replies
+        assert f.suggest(b) == want
+        checked += 1
+    assert checked > 100
+
+
+def _context_forest(size, last, stats):
+    """A forest whose only context is (last,): reply r seen `wins` times
+    won and `losses` times lost by its player (white)."""
+    f = Forest(size, epsilon=1.0, selection="soft-uct")
+    for r, (wins, losses) in stats.items():
+        for _ in range(wins):
+            f.update([last, r], BLACK, 0.0)
+        for _ in range(losses):
+            f.update([last, r], BLACK, 1.0)
+    return f
+
+
+def _check_draws(f, b, n=40000):
+    est = f.estimates(b)
+    total = sum(est.values())
+    draws = f.draws(b, n, seed=9)
+    assert set(draws) <= set(est)
+    for r, u in est.items():
+        assert draws.get(r, 0) / n == pytest.approx(u / total, abs=0.015), r
+    return est
+
+
+def test_soft_uct_draws_follow_equation_1_over_empty_replies():
+    # mixed visit counts: the rejection stage does nearly all the draws
+    f = _context_forest(9, 40, {41: (10, 0), 42: (0, 10), 43: (1, 0), 44: (0, 1),
+                                50: (3, 2), 60: (5, 0), 0: (5, 0)})
+    b = Board(9)
+    for m in (60, 1, 70, 9, 40):            # 60 is taken, 0 is white's own eye
+        b.play(m)
+    est = _check_draws(f, b)
+    assert set(est) == {41, 42, 43, 44, 50}
+    assert est[43] > est[41] > est[42]      # exploration term at n = 1
+
+
+def test_soft_uct_draws_exact_when_acceptance_is_low():
+    # well-visited losing replies: u_r is small against its bound 1 + b lg,
+    # so many draws end in the weighed stage; the law must not change
+    f = _context_forest(9, 40, {41: (0, 300), 42: (0, 100), 43: (0, 30), 44: (1, 30)})
+    b = Board(9)
+    b.play(40)
+    _check_draws(f, b)
+
+
+def test_soft_uct_sees_every_word_of_a_19x19_board():
+    # replies in the first, middle and last 64-point words, the last ones
+    # past the final 32-point load (352..360)
+    f = _context_forest(19, 180, {5: (2, 2), 100: (2, 2), 200: (2, 2), 355: (2, 2), 360: (2, 2)})
+    b = Board(19)
+    for m in (100, 181, 180):
+        b.play(m)
+    est = _check_draws(f, b)
+    assert set(est) == {5, 200, 355, 360}
+
+
+def test_soft_uct_no_candidate_falls_back():
+    f = _context_forest(9, 40, {41: (3, 0)})
+    b = Board(9)
+    for m in (41, 50, 40):                  # the only reply is taken
+        b.play(m)
+    assert f.draws(b, 100) == {None: 100}
+    assert f.suggest(b) == [41]
+
+
+def test_last_reply_plays_the_reply_updated_last():
+    f = Forest(9, epsilon=1.0, selection="last-reply")
+    f.update([40, 41], BLACK, 0.0)
+    f.update([40, 42], BLACK, 1.0)          # 42 chosen last after 40
+    b = Board(9)
+    b.play(40)
+    assert all(f.playout(b, seed=s)[1][0] == 42 for s in range(10))
+    b2 = Board(9)
+    for m in (42, 50, 40):                  # 42 taken: the default policy plays
+        b2.play(m)
+    firsts = [f.playout(b2, seed=s)[1][0] for s in range(30)]
+    assert firsts.count(41) < 5
