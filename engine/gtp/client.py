@@ -1,4 +1,5 @@
 """Drive an external GTP engine (GNU Go and friends) over a pipe."""
+import os
 import shlex
 import subprocess
 import threading
@@ -84,7 +85,8 @@ class GtpClient:
         self.close()
 
 
-GNUGO = "/usr/games/gnugo"
+# GNU Go from Debian; the GNUGO environment variable names another binary
+GNUGO = os.environ.get("GNUGO", "/usr/games/gnugo")
 
 
 def gnugo_command(level=10, extra=""):
