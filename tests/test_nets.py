@@ -168,6 +168,8 @@ def test_train_writes_weights_and_resumes(shard_dir, tmp_path):
     from nets.train import ConfigError, load_config, train
     with pytest.raises(ConfigError, match="'epochz'"):
         load_config(None, ["epochz=3"])
+    with pytest.raises(ConfigError, match="device"):
+        load_config(None, ["device='tpu'"])
     cfg = load_config(None, [f"data_dirs=['{shard_dir}']", f"test_dir='{shard_dir}'",
                              "name='9x9'", f"weights_dir='{tmp_path / 'w'}'",
                              f"checkpoint_dir='{tmp_path / 'ck'}'", "epochs=2", "batch_size=16",
@@ -272,14 +274,17 @@ def test_import_is_light():
     assert out.stdout.strip() == "False", out.stderr
 
 
-def test_shipped_9x9_weights_load():
-    path = weights_path(9)
+@pytest.mark.parametrize("n", [9, 19])
+def test_shipped_weights_load(n):
+    path = weights_path(n)
     assert os.path.exists(path), f"{path} missing: train with python -m nets.train " \
-                                 "--config configs/nets/9x9.toml"
-    assert 9 in available_sizes()
-    ev = Evaluator.load(9)
-    assert ev.config == ModelConfig(board_size=9) and ev.board_size == 9
-    pri, feats = ev.evaluate([Board(9)], want_features=True)
-    assert abs(pri.sum() - 1) < 1e-5 and feats.shape == (1, 32 * 81)
+                                 f"--config configs/nets/{n}x{n}.toml"
+    assert n in available_sizes()
+    ev = Evaluator.load(n)
+    assert ev.config == ModelConfig(board_size=n) and ev.board_size == n
+    pri, feats = ev.evaluate([Board(n)], want_features=True)
+    assert abs(pri.sum() - 1) < 1e-5 and feats.shape == (1, 32 * n * n)
     meta = json.loads(open(os.path.splitext(path)[0] + ".json").read())
-    assert meta["model"] == "cs7-9x9" and meta["accuracy"]["val"]["top1"] > 0.2
+    assert meta["model"] == f"cs7-{n}x{n}" and meta["accuracy"]["val"]["top1"] > 0.15
+    # provenance names no path outside the project
+    assert not os.path.isabs(meta["config"]["weights_dir"])
