@@ -75,6 +75,7 @@ class MemoryCfg:
     hash_tables: int = _f(8, 1, 64, doc="SimHash tables")
     hash_bits: int = _f(16, 1, 32, doc="bits per SimHash code")
     probe_radius: int = _f(1, 0, 2, doc="multi-probe Hamming radius")
+    nodes: int = _f(0, 0, 10**9, doc="phi for the first this many new nodes of a search; 0 = every node (paper)")
 
 
 @dataclass(frozen=True)

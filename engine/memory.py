@@ -467,6 +467,14 @@ class Memory:
         self._center = self._stored_phi(np.arange(n)).mean(axis=0)
         self._index.set_center(self._center)
 
+    def value_of(self, key: int) -> tuple[float, float] | None:
+        """``(V, N)`` of the stored entry ``key``, None if it is not stored."""
+        slot = self._index.key_to_slot.get(key)
+        if slot is None:
+            return None
+        N, _, V = self._index.stats[slot]
+        return float(V), float(N)
+
     def update(self, key: int, V: float, N: float) -> bool:
         """Set V and N of the stored entry ``key`` and mark it used.
 

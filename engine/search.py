@@ -67,6 +67,7 @@ class Search:
         self._seed = cfg.search.seed or (int(time.time() * 1e6) & 0x7FFFFFFF)
         self._mem_keys = {}      # node -> (memory key, move, parent) for M-MCTS updates
         self._nets_asked = 0
+        self._mem_asked = 0
 
     # ---------------------------------------------------------------- setup
     @property
@@ -165,12 +166,22 @@ class Search:
         self._stop.set()
 
     # ---------------------------------------------------------------- run
+    def _want_memory(self):
+        """M-MCTS adds (and queries) the new nodes of a search: every one as
+        in the paper (memory.nodes = 0), or only the first memory.nodes of
+        them.  Deviation, a knob: each memory node costs a net forward pass
+        for its Conv7 features, which at equal time costs the search most of
+        its simulations; with memory.nodes <= prior.dcnn_nodes the features
+        come from the forward passes that give the priors anyway."""
+        n = self.cfg.memory.nodes
+        return self.memory is not None and (n == 0 or self._mem_asked < n)
+
     def _want_net(self):
         return self.evaluator is not None and (
-            self._nets_asked < self.cfg.prior.dcnn_nodes or self.memory is not None)
+            self._nets_asked < self.cfg.prior.dcnn_nodes or self._want_memory())
 
     def _evaluate(self, nodes, boards):
-        want = self.memory is not None
+        want = self._want_memory()
         priors, feats = self.evaluator.evaluate(boards, want_features=want)
         for i, (node, b) in enumerate(zip(nodes, boards)):
             if self._nets_asked < self.cfg.prior.dcnn_nodes:
@@ -178,6 +189,7 @@ class Search:
                     self._nets_asked += 1
             if want and feats is not None:
                 self._memory_step(node, b, feats[i])
+                self._mem_asked += 1
 
     def _memory_step(self, node, board, zeta):
         """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""
@@ -191,6 +203,17 @@ class Search:
         VM, NM, _ = mem.query(phi, exclude_key=board.hash)
         if NM > 0:
             self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
+
+    def _memory_sync(self):
+        """Bring every memory entry of a node still in the tree up to the
+        node's N and V: what the per-backup updates would have left once
+        the search ran on without the memory (memory.nodes > 0)."""
+        for node, ent in list(self._mem_keys.items()):
+            st = self.tree.node(node)
+            if (st["move"], st["parent"]) != ent[1:]:
+                del self._mem_keys[node]          # the node was recycled
+            elif st["N"] > 0:
+                self.memory.update(ent[0], st["W"] / st["N"], st["N"])
 
     def _memory_update(self, paths):
         """M-MCTS: every backup also updates the memory entries of the nodes
@@ -231,6 +254,7 @@ class Search:
             raise ValueError("seconds must be positive")
         self._stop.clear()
         self._nets_asked = 0
+        self._mem_asked = 0
         t0 = time.perf_counter()
         done = 0
         last_cb = t0
@@ -283,6 +307,8 @@ class Search:
                 if first - second > remaining:
                     stopped_by = "early"
                     break
+        if self.memory is not None and self.cfg.memory.nodes > 0:
+            self._memory_sync()
         res = self._result(done, time.perf_counter() - t0, stopped_by)
         self.last_result = res
         return res

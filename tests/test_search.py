@@ -221,6 +221,27 @@ def test_mmcts_memory_hooks():
     assert len(mem) == 0
 
 
+def test_mmcts_memory_nodes_bounds_adds_and_syncs():
+    from engine.memory import Memory, MemoryConfig
+    ev = ScriptedEvaluator(features=64)
+    mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+    s = Search(cfg("search.playouts=400", "memory.enabled=true", "prior.dcnn_nodes=30",
+                   "memory.nodes=30", "search.early_stop=false"), evaluator=ev, memory=mem)
+    s.set_position(Board(9), 7.0)
+    s.run()
+    # only the first 30 new nodes of the search reached the memory
+    assert 25 <= len(mem) <= 30 + s.cfg.search.batch_size
+    assert mem.stats()["queries"] == len(mem)
+    # after the search every stored node's entry holds the node's final N and V
+    for node, (key, _, _) in s._mem_keys.items():
+        st = s.tree.node(node)
+        V, N = mem.value_of(key)
+        assert N == st["N"] and abs(V - st["W"] / st["N"]) < 1e-6
+    # a bad value names the key
+    with pytest.raises(Exception, match="memory.nodes"):
+        cfg("memory.nodes=-1")
+
+
 def test_root_respects_positional_superko():
     from tests.test_board import KO, pt
     b = Board.from_ascii(KO, to_move=BLACK)
