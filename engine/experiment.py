@@ -176,7 +176,31 @@ def run(exp, out_root, games=None, workers=None, only=None, xs=None):
     bar.close()
 
 
-def collect(exp, out_root):
+def tally_path(exp):
+    """docs/results/<name>.json: each variant's tally, so that a report
+    made where some variants' games are absent (another checkout, a run
+    of --only) keeps their rows."""
+    return os.path.join(HERE, "docs", "results", exp["name"] + ".json")
+
+
+def load_tallies(exp):
+    try:
+        with open(tally_path(exp)) as fh:
+            return json.load(fh)
+    except FileNotFoundError:
+        return {}
+
+
+def save_tallies(exp, rows):
+    t = {r["label"]: {k: r[k] for k in ("games", "wins", "moves", "seconds")}
+         for r in rows if r["games"]}
+    atomic_write(tally_path(exp), json.dumps(t, indent=1, sort_keys=True) + "\n")
+
+
+def collect(exp, out_root, stored=None):
+    """One row per variant from its game records under ``out_root``; a
+    variant with none there takes its tally from ``stored`` (marked)."""
+    stored = stored or {}
     rows = []
     for v in exp["variant"]:
         vdir = os.path.join(out_root, variant_label(v))
@@ -188,10 +212,14 @@ def collect(exp, out_root):
                         recs.append(json.load(fh))
         wins = sum(r["variant_won"] for r in recs)
         n = len(recs)
-        lo, hi = stats.wilson(wins, n)
         moves = sum(len(r["moves"]) for r in recs) / n if n else 0
         secs = sum(r["seconds"] for r in recs) / n if n else 0
+        old = stored.get(variant_label(v))
+        if not n and old:
+            n, wins, moves, secs = old["games"], old["wins"], old["moves"], old["seconds"]
+        lo, hi = stats.wilson(wins, n)
         rows.append({"series": v["series"], "x": v["x"], "label": variant_label(v), "games": n,
+                     "stored": bool(old) and not recs,
                      "wins": wins, "winrate": wins / n if n else math.nan, "lo": lo, "hi": hi,
                      "elo": stats.elo(wins / n) if n else math.nan, "moves": moves, "seconds": secs})
     return rows
@@ -211,9 +239,12 @@ def report(exp, rows, path_md, path_png, argv):
         if not r["games"]:
             lines.append(f"| {r['label']} | 0 | | not run | | | | |")
             continue
-        lines.append(f"| {r['label']} | {r['games']} | {r['wins']:g} | {100 * r['winrate']:.1f}% | "
+        lines.append(f"| {r['label']}{' *' if r.get('stored') else ''} | {r['games']} | {r['wins']:g} | {100 * r['winrate']:.1f}% | "
                      f"{100 * r['lo']:.1f}% - {100 * r['hi']:.1f}% | {stats.fmt_elo(r['elo'])} | "
                      f"{r['moves']:.0f} | {r['seconds']:.1f} |")
+    if any(r.get("stored") for r in rows):
+        lines += ["", f"\\* played in an earlier run whose games are not under the out directory; "
+                  f"the tally comes from `docs/results/{exp['name']}.json`."]
     lines += ["", "Variants (on top of both sides' settings):", ""]
     for v in exp["variant"]:
         lines.append(f"- {variant_label(v)}: `{' '.join(v.get('sets', []))}` against "
@@ -278,8 +309,9 @@ def main(argv=None):
     out_root = args.out or os.path.join(HERE, "runs", "paper", exp["name"])
     if not args.report_only:
         run(exp, out_root, args.games, args.workers, args.only, args.xs)
-    rows = collect(exp, out_root)
     os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
+    rows = collect(exp, out_root, load_tallies(exp))
+    save_tallies(exp, rows)
     md = os.path.join(HERE, "docs", "results", exp["name"] + ".md")
     png = os.path.join(HERE, "docs", "results", exp["name"] + ".png")
     report(exp, rows, md, png, [os.path.relpath(args.config, HERE) if os.path.isabs(args.config)

@@ -1,0 +1,33 @@
+"""Experiment reports: rows from game records, and stored tallies for
+variants whose games are not under the out directory."""
+import json
+
+from engine import experiment
+
+
+def _exp():
+    return {"name": "t", "size": 9, "komi": 7.0, "common": [], "baseline": [],
+            "variant": [{"series": "a", "x": 1, "sets": ["search.playouts=10"]},
+                        {"series": "b", "x": 1, "sets": ["search.playouts=20"]}]}
+
+
+def test_collect_uses_records_then_stored_tallies(tmp_path):
+    exp = _exp()
+    d = tmp_path / "a-1"
+    d.mkdir()
+    for i, won in enumerate([1.0, 0.0, 0.5, 1.0]):
+        (d / f"game-{i + 1:04d}.json").write_text(json.dumps(
+            {"variant_won": won, "moves": [0] * 10, "seconds": 2.0}))
+    stored = {"a-1": {"games": 99, "wins": 1, "moves": 1, "seconds": 1},
+              "b-1": {"games": 163, "wins": 72, "moves": 96, "seconds": 8.9}}
+    rows = {r["label"]: r for r in experiment.collect(exp, str(tmp_path), stored)}
+    # records on disk win over a stored tally
+    assert rows["a-1"]["games"] == 4 and rows["a-1"]["wins"] == 2.5 and not rows["a-1"]["stored"]
+    assert rows["a-1"]["moves"] == 10
+    # a variant with no records keeps its stored tally, marked
+    assert rows["b-1"]["games"] == 163 and rows["b-1"]["stored"]
+    assert abs(rows["b-1"]["winrate"] - 72 / 163) < 1e-12
+    assert rows["b-1"]["lo"] < rows["b-1"]["winrate"] < rows["b-1"]["hi"]
+    # with nothing stored it is simply not run
+    rows = {r["label"]: r for r in experiment.collect(exp, str(tmp_path))}
+    assert rows["b-1"]["games"] == 0
