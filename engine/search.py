@@ -204,35 +204,34 @@ class Search:
         if NM > 0:
             self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
 
+    def _memory_refresh(self, node):
+        """The paper's update(s) for the memory entry of ``node``: set it to
+        the node's N and V; forget the entry if the node was recycled."""
+        ent = self._mem_keys.get(node)
+        if ent is None:
+            return
+        st = self.tree.node(node)
+        if (st["move"], st["parent"]) != ent[1:]:
+            del self._mem_keys[node]              # the node was recycled
+        elif st["N"] > 0:
+            self.memory.update(ent[0], st["W"] / st["N"], st["N"])
+
     def _memory_sync(self):
         """Bring every memory entry of a node still in the tree up to the
         node's N and V: what the per-backup updates would have left once
         the search ran on without the memory (memory.nodes > 0)."""
-        for node, ent in list(self._mem_keys.items()):
-            st = self.tree.node(node)
-            if (st["move"], st["parent"]) != ent[1:]:
-                del self._mem_keys[node]          # the node was recycled
-            elif st["N"] > 0:
-                self.memory.update(ent[0], st["W"] / st["N"], st["N"])
+        for node in list(self._mem_keys):
+            self._memory_refresh(node)
 
     def _memory_update(self, paths):
         """M-MCTS: every backup also updates the memory entries of the nodes
-        on the path (the paper's update(s) operation)."""
+        on the path."""
         seen = set()
         for path in paths:
             for node in path:
-                if node in seen:
-                    continue
-                seen.add(node)
-                ent = self._mem_keys.get(node)
-                if ent is None:
-                    continue
-                st = self.tree.node(node)
-                if (st["move"], st["parent"]) != ent[1:]:
-                    del self._mem_keys[node]      # the node was recycled
-                    continue
-                if st["N"] > 0:
-                    self.memory.update(ent[0], st["W"] / st["N"], st["N"])
+                if node not in seen:
+                    seen.add(node)
+                    self._memory_refresh(node)
 
     def run(self, playouts=None, seconds=None, stop_event=None, callback=None, callback_interval=0.1):
         """Search the position set by set_position; returns a SearchResult.
