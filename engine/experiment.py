@@ -176,16 +176,16 @@ def run(exp, out_root, games=None, workers=None, only=None, xs=None):
     bar.close()
 
 
-def tally_path(exp):
-    """docs/results/<name>.json: each variant's tally, so that a report
-    made where some variants' games are absent (another checkout, a run
-    of --only) keeps their rows."""
-    return os.path.join(HERE, "docs", "results", exp["name"] + ".json")
+def result_path(exp, ext):
+    """docs/results/<name>.<ext>: the report (md), its plot (png) and each
+    variant's tally (json), which lets a report made where some variants'
+    games are absent (another checkout, a run of --only) keep their rows."""
+    return os.path.join(HERE, "docs", "results", f"{exp['name']}.{ext}")
 
 
 def load_tallies(exp):
     try:
-        with open(tally_path(exp)) as fh:
+        with open(result_path(exp, "json")) as fh:
             return json.load(fh)
     except FileNotFoundError:
         return {}
@@ -194,7 +194,7 @@ def load_tallies(exp):
 def save_tallies(exp, rows):
     t = {r["label"]: {k: r[k] for k in ("games", "wins", "moves", "seconds")}
          for r in rows if r["games"]}
-    atomic_write(tally_path(exp), json.dumps(t, indent=1, sort_keys=True) + "\n")
+    atomic_write(result_path(exp, "json"), json.dumps(t, indent=1, sort_keys=True) + "\n")
 
 
 def collect(exp, out_root, stored=None):
@@ -312,9 +312,7 @@ def main(argv=None):
     os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
     rows = collect(exp, out_root, load_tallies(exp))
     save_tallies(exp, rows)
-    md = os.path.join(HERE, "docs", "results", exp["name"] + ".md")
-    png = os.path.join(HERE, "docs", "results", exp["name"] + ".png")
-    report(exp, rows, md, png, [os.path.relpath(args.config, HERE) if os.path.isabs(args.config)
+    report(exp, rows, result_path(exp, "md"), result_path(exp, "png"), [os.path.relpath(args.config, HERE) if os.path.isabs(args.config)
                                 else args.config])
     for r in rows:
         print(f"{r['label']}: {r['games']} games, win rate {100 * r['winrate']:.1f}% "
