@@ -70,7 +70,9 @@ class MemoryCfg:
     M: int = _f(50, 1, 10**5, doc="neighbours per query (paper: 50)")
     tau: float = _f(0.1, 1e-9, 1e3, doc="softmax temperature (paper: 0.1)")
     eta: float = _f(2.0, 0.0, 1e3, doc="decay of V_M backup, equation (9)")
-    lambda_c: float = _f(100.0, 0.0, 1e9, doc="lambda_s = N_M / (N_M + N + lambda_c)")
+    lambda_c: float = _f(100.0, 0.0, 1e9, doc="the constant c of the lambda_s schedule")
+    lambda_schedule: str = _f("nm", choices=("nm", "capped"),
+                              doc="lambda_s: nm = N_M / (N_M + N + c); capped = min(N_M, c) / (min(N_M, c) + N)")
     D: int = _f(4096, 16, 1 << 20, doc="feature hashing dimension")
     hash_tables: int = _f(8, 1, 64, doc="SimHash tables")
     hash_bits: int = _f(16, 1, 32, doc="bits per SimHash code")

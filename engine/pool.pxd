@@ -20,6 +20,7 @@ cdef class Tree:
     cdef int max_rollout_moves
     cdef bint use_memory
     cdef double lambda_c
+    cdef bint lambda_capped
     # -- external hooks (rollout policy, descent callback)
     cdef policy_fn rollout_fn
     cdef void* rollout_ctx

@@ -96,6 +96,7 @@ cdef class Tree:
         self.max_rollout_moves = 3 * self.nn
         self.use_memory = False
         self.lambda_c = 100.0
+        self.lambda_capped = False
         self.rollout_fn = get_policy(1)
         self.rollout_ctx = NULL
         self.descent_cb = NULL
@@ -150,7 +151,7 @@ cdef class Tree:
     # ------------------------------------------------------------ config
     def configure(self, *, K=None, K_prior=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
-                  gc_threshold=None, use_memory=None, lambda_c=None, seed=None):
+                  gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None):
         """Set search constants (names as in the papers)."""
         if K is not None: self.K = K
         if K_prior is not None: self.K_prior = K_prior
@@ -174,6 +175,10 @@ cdef class Tree:
         if gc_threshold is not None: self.gc_threshold = gc_threshold
         if use_memory is not None: self.use_memory = use_memory
         if lambda_c is not None: self.lambda_c = lambda_c
+        if lambda_schedule is not None:
+            if lambda_schedule not in ("nm", "capped"):
+                raise ValueError(f"unknown lambda schedule {lambda_schedule!r}")
+            self.lambda_capped = lambda_schedule == "capped"
         if seed is not None:
             self.rng.s = (<uint64_t>seed) * <uint64_t>0x9E3779B97F4A7C15 + 12345
             if self.rng.s == 0:
@@ -361,14 +366,26 @@ cdef class Tree:
         return -1
 
     cdef double _child_value(self, int c) noexcept nogil:
-        cdef double n = self.N[c], q, beta, lam
+        cdef double n = self.N[c], q, beta, lam, nm
         q = self.W[c] / n
         if self.rave and self.aN[c] > 0:
             beta = sqrt(self.rave_equiv / (3.0 * n + self.rave_equiv))
             q = (1.0 - beta) * q + beta * self.aW[c] / self.aN[c]
         if self.use_memory and self.NM[c] > 0:
-            # M-MCTS: (1 - lambda_s) V + lambda_s V_M, lambda_s = N_M / (N_M + N + c)
-            lam = self.NM[c] / (self.NM[c] + n + self.lambda_c)
+            # M-MCTS: (1 - lambda_s) V + lambda_s V_M.  The paper leaves the
+            # schedule open.  "nm": lambda_s = N_M / (N_M + N + c).  N_M of an
+            # inner node sums the decayed N_M of every node added below it
+            # (equation 9), so it grows with the subtree and lambda_s does not
+            # go to 0.  "capped": N_M counts for at most c visits,
+            # lambda_s = min(N_M, c) / (min(N_M, c) + N), which goes to 0 as
+            # the node's own visits grow (unbiased asymptotically).
+            nm = self.NM[c]
+            if self.lambda_capped:
+                if nm > self.lambda_c:
+                    nm = self.lambda_c
+                lam = nm / (nm + n)
+            else:
+                lam = nm / (nm + n + self.lambda_c)
             q = (1.0 - lam) * q + lam * self.VM[c]
         return q
 
@@ -850,6 +867,13 @@ cdef class Tree:
         """Statistics of node n as a dict."""
         return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "P": self.P[n],
                 "aN": self.aN[n], "NM": self.NM[n], "VM": self.VM[n], "parent": self.parent[n]}
+
+    def value(self, int n):
+        """The value in-tree selection uses for node n (N > 0): its mean,
+        blended with RAVE and the M-MCTS memory value as configured."""
+        if self.N[n] <= 0:
+            raise ValueError("node has no visits")
+        return self._child_value(n)
 
     def children(self, int n=-1):
         """(move, N, W, P, NM, VM) of every child of n (root by default)."""

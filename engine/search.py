@@ -83,7 +83,8 @@ class Search:
                     cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
-                    use_memory=self.memory is not None, lambda_c=c.memory.lambda_c)
+                    use_memory=self.memory is not None, lambda_c=c.memory.lambda_c,
+                    lambda_schedule=c.memory.lambda_schedule)
         if c.search.rollout == "bhrf":
             if self.bhrf is None or self.bhrf_size != size:
                 from board_ext.bhrf import Forest

@@ -242,6 +242,36 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
         cfg("memory.nodes=-1")
 
 
+@pytest.mark.parametrize("schedule", ["nm", "capped"])
+def test_mmcts_lambda_schedule(schedule):
+    """(1 - lambda_s) V + lambda_s V_M with the configured schedule, read
+    back from the value in-tree selection uses."""
+    from engine.memory import Memory, MemoryConfig
+    ev = ScriptedEvaluator(features=64)
+    mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+    s = Search(cfg("search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
+                   "search.early_stop=false", "memory.lambda_c=20",
+                   f"memory.lambda_schedule={schedule}"), evaluator=ev, memory=mem)
+    s.set_position(Board(9), 7.0)
+    s.run()
+    checked = 0
+    for *_, c in s.tree.children():
+        st = s.tree.node(c)
+        if st["N"] <= 0 or st["NM"] <= 0:
+            continue
+        n, nm = st["N"], st["NM"]
+        if schedule == "nm":
+            lam = nm / (nm + n + 20.0)
+        else:
+            lam = min(nm, 20.0) / (min(nm, 20.0) + n)
+        want = (1 - lam) * st["W"] / n + lam * st["VM"]
+        assert s.tree.value(c) == pytest.approx(want, abs=1e-9)
+        checked += 1
+    assert checked > 3
+    with pytest.raises(Exception, match="memory.lambda_schedule"):
+        cfg("memory.lambda_schedule=linear")
+
+
 def test_root_respects_positional_superko():
     from tests.test_board import KO, pt
     b = Board.from_ascii(KO, to_move=BLACK)
