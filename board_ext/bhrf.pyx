@@ -61,7 +61,7 @@ from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy, memmove
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log, sqrt
-from board_ext.board cimport (board_t, rng_t, Board, board_legal, board_is_eye, board_copy,
+from board_ext.board cimport (board_t, rng_t, Board, board_legal, board_is_eye, board_playable, board_copy,
                               MAXNN, MAXW, BLACK, EMPTY, NHIST)
 from board_ext.playout cimport policy_fn, get_policy, run_playout
 
@@ -445,7 +445,7 @@ cdef inline int _longest(const forest_t* f, const board_t* b) noexcept nogil:
 cdef inline bint _playable(const board_t* b, int r, int c) noexcept nogil:
     """r is legal for c and fills no own true eye (the colour test first:
     most rejected replies are simply occupied)."""
-    return b.color[r] == EMPTY and not board_is_eye(b, r, c) and board_legal(b, r, c)
+    return b.color[r] == EMPTY and board_playable(b, r, c)
 
 
 cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint* play) noexcept nogil:

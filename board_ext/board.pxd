@@ -114,6 +114,25 @@ cdef inline int board_is_eye(const board_t* b, int p, int c) noexcept nogil:
     return bad < 2
 
 
+cdef inline int board_playable(const board_t* b, int p, int c) noexcept nogil:
+    """The random-policy test for an empty point p: colour c may play it
+    under simple ko and it is not a true own eye; same answer as
+    ``not board_is_eye(b, p, c) and board_legal(b, p, c)``, with one read
+    of p's neighbour counts in the common case."""
+    cdef const geom_t* g = b.g
+    cdef int i, bad, nb = b.nbc[p]
+    if nb & 15:
+        return 1    # an empty neighbour: a liberty, no eye, and not the ko point
+                    # (a point just retaken in a ko has no empty neighbour)
+    if ((nb >> (4 * c)) & 15) == g.n_nbr[p]:
+        bad = g.n_diag[p] < 4
+        for i in range(g.n_diag[p]):
+            bad += b.color[g.diag[p][i]] == 3 - c
+        if bad < 2:
+            return 0    # a true eye of c
+    return board_legal(b, p, c)
+
+
 cdef inline uint64_t rng_next(rng_t* r) noexcept nogil:
     # xorshift64*
     r.s ^= r.s >> 12

@@ -265,7 +265,7 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
     cdef int nown = 0, ncap = 0, nnb
     cdef int own[4]
     cdef int cap[4]
-    cdef uint64_t lo, hi, bit, pw
+    cdef uint64_t lo, hi, bit, pw, pw2
     cdef uint64_t* L
     # hist[0..7] <- p, hist[0..6]: two 64-bit words shifted by one int16
     memcpy(&lo, &b.hist[0], 8)
@@ -284,22 +284,35 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
     b.color[p] = c
     _empty_remove(b, p)
     b.hash ^= ZOB[c][p]
-    b.chain[p] = p
-    b.chain_size[p] = 1
-    b.libcnt[p] = b.nbc[p] & 15      # empty neighbours (nbc[p] is p's own count)
-    # libs[p], stones[p] are zero: p was no chain's representative
-    L = &b.libs[p * nw]
-    b.stones[p * nw + (p >> 6)] = (<uint64_t>1) << (p & 63)
     bit = (<uint64_t>1) << (p & 63)
     pw = p >> 6
     cdef uint16_t delta = (1 << (4 * c)) - 1
+    cdef const int16_t* nb = g.nbr[p]
+    cdef int nemp = 0
+    cdef int emp[4]
     nnb = g.n_nbr[p]
+    if (b.nbc[p] & 15) == nnb:
+        # every neighbour empty (most moves early in a playout): a new
+        # one-stone chain whose liberties are its neighbours
+        b.chain[p] = p
+        b.chain_size[p] = 1
+        b.libcnt[p] = nnb
+        b.stones[p * nw + pw] = bit
+        L = &b.libs[p * nw]
+        for i in range(nnb):
+            n = nb[i]
+            b.nbc[n] += delta
+            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+        return 0
+    # one pass over the neighbours: counts, empty neighbours, own chains
+    # (deduplicated), and p taken from each opponent chain's liberties
     for i in range(nnb):
-        n = g.nbr[p][i]
+        n = nb[i]
         b.nbc[n] += delta
         col = b.color[n]
         if col == EMPTY:
-            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+            emp[nemp] = n
+            nemp += 1
         elif col == c:
             r = b.chain[n]
             j = 0
@@ -316,16 +329,45 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
                 if b.libcnt[r] == 0:
                     cap[ncap] = r
                     ncap += 1
-    rep = p
-    if nown:
-        for j in range(nown):
-            rep = _merge(b, rep, own[j])
+    if nown == 1:
+        # the common case: p joins one chain, whose liberties lose p and
+        # gain p's empty neighbours (counted as they are added: no popcount)
+        rep = own[0]
+        b.chain[p] = rep
+        b.chain_size[rep] += 1
+        b.stones[rep * nw + pw] |= bit
         L = &b.libs[rep * nw]
-        L[pw] &= ~bit
-        r = 0
-        for j in range(nw):
-            r += __builtin_popcountll(L[j])
+        L[pw] &= ~bit                 # p was a liberty of every adjacent chain
+        r = b.libcnt[rep] - 1
+        for i in range(nemp):
+            n = emp[i]
+            pw2 = (<uint64_t>1) << (n & 63)
+            if not (L[n >> 6] & pw2):
+                L[n >> 6] |= pw2
+                r += 1
         b.libcnt[rep] = r
+    else:
+        # a new chain at p (libs[p], stones[p] are zero: p was no chain's
+        # representative), merged with its own neighbours if there are two
+        # or more
+        rep = p
+        b.chain[p] = p
+        b.chain_size[p] = 1
+        b.libcnt[p] = nemp
+        b.stones[p * nw + pw] = bit
+        L = &b.libs[p * nw]
+        for i in range(nemp):
+            n = emp[i]
+            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+        if nown:
+            for j in range(nown):
+                rep = _merge(b, rep, own[j])
+            L = &b.libs[rep * nw]
+            L[pw] &= ~bit
+            r = 0
+            for j in range(nw):
+                r += __builtin_popcountll(L[j])
+            b.libcnt[rep] = r
     for j in range(ncap):
         captured += _remove_chain(b, cap[j])
         cap_pt = cap[j]
@@ -426,6 +468,19 @@ cdef double board_score(const board_t* b, double komi, signed char* owner) noexc
             white += 1
             if owner:
                 owner[p] = -1
+        elif not seen[p] and not (b.nbc[p] & 15):
+            # no empty neighbour: a one-point region (most of them at the
+            # end of a playout), its owner read from the neighbour counts
+            reach = (BLACK if b.nbc[p] & 0xF0 else 0) | (WHITE if b.nbc[p] & 0xF00 else 0)
+            val = 0
+            if reach == BLACK:
+                black += 1
+                val = 1
+            elif reach == WHITE:
+                white += 1
+                val = -1
+            if owner:
+                owner[p] = val
         elif not seen[p]:
             top = 0
             cnt = 0

@@ -22,7 +22,7 @@ capture phase.
 from libc.stdint cimport int16_t, uint64_t, uint8_t
 from libc.string cimport memset
 from board_ext.board cimport (board_t, rng_t, geom_t, board_copy, board_legal, board_play,
-                              board_is_eye, board_libs, board_chain_lib, board_score,
+                              board_is_eye, board_playable, board_libs, board_chain_lib, board_score,
                               rng_int, rng_next, MAXNN, MAXW, EMPTY, BLACK, WHITE)
 from board_ext.board cimport Board
 import time
@@ -109,6 +109,15 @@ cdef int pattern_match(const board_t* b, int p) noexcept nogil:
     return PAT3[pat_code(b, p)]
 
 
+def playable(Board board, int p, int color):
+    """Python view of board_playable, the random policy's per-point test
+    (for tests): p is empty, legal for color under simple ko and not a true
+    eye of color."""
+    if not 0 <= p < board.b.g.nn or board.b.color[p] != EMPTY:
+        return False
+    return bool(board_playable(board.b, p, color))
+
+
 def matches_pattern(Board board, int p):
     """Python view of pattern_match (for tests and rollout profiles)."""
     if board.b.color[p] != EMPTY:
@@ -158,7 +167,7 @@ cdef int random_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     j = rng_int(rng, n)
     for i in range(n):
         p = b.empty_list[j]
-        if not board_is_eye(b, p, c) and board_legal(b, p, c):
+        if board_playable(b, p, c):
             return p
         j += 1
         if j == n:
@@ -230,7 +239,7 @@ cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     j = rng_int(rng, ne)
     for i in range(ne):
         p = b.empty_list[j]
-        if not board_is_eye(b, p, c) and board_legal(b, p, c):
+        if board_playable(b, p, c):
             if libs_after(b, p, c) >= 2 or not has_own_nbr(b, p, c):
                 return p
             if fallback < 0:

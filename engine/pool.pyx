@@ -34,7 +34,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, INFINITY
 from board_ext.board cimport (board_t, rng_t, Board, board_copy, board_play, board_legal,
-                              board_is_eye, board_score, rng_int, rng_next, rng_double,
+                              board_is_eye, board_playable, board_score, rng_int, rng_next, rng_double,
                               MAXNN, EMPTY, BLACK, WHITE)
 from board_ext.playout cimport policy_fn, get_policy, run_playout
 from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
@@ -331,7 +331,7 @@ cdef class Tree:
             p = b.empty_list[i]
             if at_root and self.root_forbid[p]:
                 continue
-            if not board_is_eye(b, p, c) and board_legal(b, p, c):
+            if board_playable(b, p, c):
                 n += 1
         return n
 
@@ -356,7 +356,7 @@ cdef class Tree:
             j = rng_int(&self.rng, n)
             for i in range(n):
                 p = b.empty_list[j]
-                if not mark[p] and not board_is_eye(b, p, col) and board_legal(b, p, col):
+                if not mark[p] and board_playable(b, p, col):
                     return p
                 j += 1
                 if j == n:

@@ -91,3 +91,26 @@ def test_patterns_table():
         .........""")
     assert playout.matches_pattern(b, 4 * 9 + 4)
     assert not playout.matches_pattern(b, 1 * 9 + 1)
+
+
+@pytest.mark.parametrize("size", [5, 9, 19])
+def test_playable_is_legal_and_not_own_eye(size):
+    """The random policy's one-read test agrees with the two full tests
+    (simple ko, eyes) on every empty point of positions along playouts."""
+    checked = 0
+    for seed in range(1, 6):
+        _, moves = playout.playout(Board(size), "random", seed=seed)
+        b = Board(size)
+        b.superko = False
+        for k, m in enumerate(moves):
+            if k % 7 == 0:
+                for p in range(size * size):
+                    for col in (BLACK, WHITE):
+                        if b.color_at(p) != 0:
+                            assert not playout.playable(b, p, col)
+                            continue
+                        want = b.is_legal(p, col) and not b.is_eye(p, col)
+                        assert playout.playable(b, p, col) == want, (seed, k, p, col)
+                        checked += 1
+            b.play(m)
+    assert checked > 500
