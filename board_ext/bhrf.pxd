@@ -41,6 +41,10 @@ ctypedef struct forest_t:
     float b                 # soft-UCT exploration constant (equation 1)
     policy_fn fallback      # default policy (random or expert)
     long asked, suggested, played   # counters for the rollout profile
+    int root_context        # 1: the moves before the root are context (never replies)
+    int skip_expansion      # 1: the move into the node a simulation added is no reply
+    int n_prefix            # moves before the root kept as context, <= max_depth
+    int16_t prefix[8]       # those moves, oldest first (pass = nn)
     # pattern nodes (update path only), index i < n_nodes
     uint64_t* h             # hash of node i's whole context
     int16_t* reply          # the reply (tree root) node i belongs to

@@ -406,10 +406,37 @@ cdef void _update_tree(forest_t* f, const int16_t* seq, int i, double outcome) n
 cdef void bhrf_update(void* ctx, const int16_t* moves, int n, int n_tree,
                       int first_color, double black_reward) noexcept nogil:
     """Algorithm 1: every move of the descent sequence updates its reply
-    tree with the outcome from its mover's point of view."""
+    tree with the outcome from its mover's point of view.
+
+    Two deviations, both off by default (the paper's setting):
+    skip_expansion leaves out the last descent move, the move into the node
+    the simulation added (without priors the tree picks it at random, and
+    the forest would learn random replies); root_context puts the game
+    moves before the root in front of the sequence as context only, so the
+    first descent moves get a context too (the paper's Algorithm 2 gives
+    the first descent move none)."""
     cdef forest_t* f = <forest_t*>ctx
-    cdef int i, color
+    cdef int i, color, k = 0, m
     cdef double out
+    cdef int16_t seq[8 + 3 * MAXNN]
+    if f.skip_expansion and n_tree > 0:
+        n_tree -= 1
+    if n_tree <= 0:
+        return
+    if f.root_context and f.n_prefix > 0:
+        k = f.n_prefix
+        for i in range(k):
+            seq[i] = f.prefix[i]
+        m = n_tree if n_tree <= 3 * MAXNN else 3 * MAXNN
+        for i in range(m):
+            seq[k + i] = moves[i]
+        for i in range(k + m - 1, k - 1, -1):
+            if seq[i] >= f.nn:
+                continue
+            color = first_color if (i - k) % 2 == 0 else 3 - first_color
+            out = black_reward if color == BLACK else 1.0 - black_reward
+            _update_tree(f, seq, i, out)
+        return
     for i in range(n_tree - 1, -1, -1):
         if moves[i] >= f.nn:
             continue
@@ -576,10 +603,15 @@ cdef class Forest:
         fallback: default policy, "random" or "expert".
         max_depth: longest context (1..7).
         capacity: most pattern nodes kept.
+        root_context: the game moves before the root are context for the
+            first descent moves (deviation; see bhrf_update).
+        skip_expansion: the move into the node a simulation added is not
+            stored as a reply (deviation; see bhrf_update).
     """
 
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
-                  fallback="random", int max_depth=3, int capacity=1_000_000):
+                  fallback="random", int max_depth=3, int capacity=1_000_000,
+                  bint root_context=False, bint skip_expansion=False):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"bhrf.epsilon must be in [0, 1], got {epsilon}")
         if selection not in SELECTIONS:
@@ -599,6 +631,9 @@ cdef class Forest:
         f.epsilon = epsilon
         f.b = <float>b
         f.fallback = get_policy(FALLBACKS[fallback])
+        f.root_context = root_context
+        f.skip_expansion = skip_expansion
+        f.n_prefix = 0
         f.h = <uint64_t*>malloc(capacity * sizeof(uint64_t))
         f.reply = <int16_t*>malloc(capacity * sizeof(int16_t))
         f.move = <int16_t*>malloc(capacity * sizeof(int16_t))
@@ -619,6 +654,20 @@ cdef class Forest:
         free(self.f.h); free(self.f.reply); free(self.f.move); free(self.f.parent)
         free(self.f.n); free(self.f.w); free(self.f.ctx1)
         free(self.f.ctx); free(self.f.cbits); free(self.f.cfilt); free(self.f.ntab); free(self.f.rec)
+
+    def set_root(self, Board board):
+        """The position the next searches start from: with root_context,
+        its last moves (at most max_depth, passes included) become the
+        context in front of every descent sequence."""
+        cdef forest_t* f = &self.f
+        cdef int k = 0, d
+        if board.b.g.nn != f.nn:
+            raise ValueError("board size differs from the forest's")
+        while k < f.max_depth and board.b.hist[k] >= 0:
+            k += 1
+        for d in range(k):
+            f.prefix[d] = board.b.hist[k - 1 - d]
+        f.n_prefix = k
 
     def clear(self):
         """Forget every pattern (new game); the tables go back to their

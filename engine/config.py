@@ -87,6 +87,8 @@ class BhrfConfig:
     b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
     fallback: str = _f("random", choices=("random", "expert"), doc="default rollout policy")
     max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")
+    root_context: bool = _f(False, doc="the game moves before the root are context for the first descent moves (deviation)")
+    skip_expansion: bool = _f(False, doc="the move into the node a simulation added is stored as no reply (deviation)")
 
 
 @dataclass(frozen=True)

@@ -90,7 +90,8 @@ class Search:
                 from board_ext.bhrf import Forest
                 b = c.bhrf
                 self.bhrf = Forest(size, epsilon=b.epsilon, selection=b.selection, b=b.b,
-                                   fallback=b.fallback, max_depth=b.max_depth)
+                                   fallback=b.fallback, max_depth=b.max_depth,
+                                   root_context=b.root_context, skip_expansion=b.skip_expansion)
                 self.bhrf_size = size
             t.attach_bhrf(self.bhrf)
         return t
@@ -137,8 +138,11 @@ class Search:
         return reused
 
     def _forbid_superko(self):
-        """Positional superko at the root (the tree checks simple ko only)."""
+        """Positional superko at the root (the tree checks simple ko only);
+        the reply forest learns the root's last moves too."""
         b = self.root_board
+        if self.bhrf is not None:
+            self.bhrf.set_root(b)
         self.tree.set_root_forbidden([p for p in range(b.size * b.size)
                                       if b.color_at(p) == 0 and b.illegal_reason(p) == "superko"])
 

@@ -30,6 +30,30 @@ def test_update_adds_one_node_per_tree_per_update():
     assert f.patterns(10) == []
 
 
+def test_root_context_and_skip_expansion():
+    """Deviations (off by default): the game moves before the root are
+    context, never replies; the move into the new node is no reply."""
+    b = Board(9)
+    b.play(5)
+    b.play(6)                         # black to move; last moves 6 (white), 5
+    f = Forest(9, max_depth=3, root_context=True, skip_expansion=True)
+    f.set_root(b)
+    f.update([10, 20, 30], BLACK, 1.0)
+    assert f.patterns(10) == [((6,), 1, 1.0)]      # black's root move, after white's 6
+    assert f.patterns(20) == [((10,), 1, 0.0)]     # white's reply lost
+    assert f.patterns(30) == []                    # the expansion move: not stored
+    assert f.patterns(5) == [] and f.patterns(6) == []
+    f.update([10, 20, 30], BLACK, 1.0)
+    assert sorted(p[0] for p in f.patterns(10)) == [(6,), (6, 5)]
+    # default: neither
+    g = Forest(9, max_depth=3)
+    g.set_root(b)
+    g.update([10, 20, 30], BLACK, 1.0)
+    assert g.patterns(10) == [] and len(g.patterns(30)) == 1
+    with pytest.raises(ValueError):
+        g.set_root(Board(13))
+
+
 def test_longest_context_wins():
     f = Forest(9, max_depth=3)
     f.update([1, 2, 3], BLACK, 1.0)        # reply 3 after (2,)
