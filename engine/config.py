@@ -78,6 +78,7 @@ class MemoryCfg:
     hash_bits: int = _f(16, 1, 32, doc="bits per SimHash code")
     probe_radius: int = _f(1, 0, 2, doc="multi-probe Hamming radius")
     nodes: int = _f(0, 0, 10**9, doc="phi for the first this many new nodes of a search; 0 = every node (paper)")
+    confidence: bool = _f(False, doc="scale N_M by exp((max cos - 1) / tau), the closest entry's kernel against a perfect match (deviation)")
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,7 @@ cdef class MemoryIndex:
     # -- constant (set at construction)
     cdef readonly int capacity        # |M|, slots [0, capacity)
     cdef readonly int D               # dimension of phi
+    cdef readonly double last_max_cos  # best cosine of the last query (-2: none found)
     cdef readonly int n_live          # coordinates the feature hash can reach
     cdef readonly int n_dead          # D - n_live
     cdef readonly int stride          # floats per live row: n_live rounded up to 16

@@ -946,6 +946,7 @@ cdef class MemoryIndex:
         cdef double e, n_e = 0, nv_e = 0, v_e = 0, e_sum = 0
         cdef const double* st = self.st
         self.queries += 1
+        self.last_max_cos = -2.0
         if self.size == 0:
             return 0.0, 0.0, 0
         if codes is not None:
@@ -960,6 +961,7 @@ cdef class MemoryIndex:
             for i in range(1, m):
                 if self.csim[i] > smax:
                     smax = self.csim[i]
+            self.last_max_cos = smax
             for i in range(m):
                 slot = self.cand[i]
                 e = exp(<double>(self.csim[i] - smax) * self.inv_tau)

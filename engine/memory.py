@@ -503,6 +503,12 @@ class Memory:
         """
         return self._index.query(phi, codes, exclude_key)
 
+    @property
+    def last_max_cos(self) -> float:
+        """Cosine of the closest entry found by the last :meth:`query`
+        (-2.0 if it found none)."""
+        return self._index.last_max_cos
+
     def query_exact(self, phi: np.ndarray, exclude_key: int | None = None
                     ) -> tuple[float, float, int]:
         """Brute-force version of :meth:`query` over every entry (the test

@@ -206,6 +206,15 @@ class Search:
         v = st["W"] / st["N"] if st["N"] > 0 else 0.5
         mem.add_phi(board.hash, phi, v, st["N"])
         VM, NM, _ = mem.query(phi, exclude_key=board.hash)
+        if NM > 0 and self.cfg.memory.confidence:
+            # Deviation (memory.confidence): equation (8) normalises the
+            # weights, so a state whose closest entry is far away still gets
+            # the full N_M of unrelated states; scale N_M by the kernel of
+            # the closest entry against an exact match; an estimate worth
+            # less than one visit is dropped (equation 9 would count it as 1).
+            NM *= math.exp((mem.last_max_cos - 1.0) / self.cfg.memory.tau)
+            if NM < 1.0:
+                NM = 0.0
         if NM > 0:
             self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
 

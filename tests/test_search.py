@@ -242,6 +242,24 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
         cfg("memory.nodes=-1")
 
 
+def test_mmcts_confidence_scales_nm_by_closest_match():
+    """memory.confidence: N_M shrinks by exp((max cos - 1) / tau), so the
+    root gathers less memory weight than without it, never more."""
+    from engine.memory import Memory, MemoryConfig
+    got = {}
+    for conf in (False, True):
+        ev = ScriptedEvaluator(features=64)
+        mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+        s = Search(cfg("search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
+                       "search.early_stop=false", f"memory.confidence={str(conf).lower()}"),
+                   evaluator=ev, memory=mem)
+        s.set_position(Board(9), 7.0)
+        s.run()
+        got[conf] = s.tree.node(s.tree.root_id)["NM"]
+        assert -2.0 <= mem.last_max_cos <= 1.0 + 1e-6
+    assert got[False] > 0 and got[True] < got[False]
+
+
 @pytest.mark.parametrize("schedule", ["nm", "capped"])
 def test_mmcts_lambda_schedule(schedule):
     """(1 - lambda_s) V + lambda_s V_M with the configured schedule, read
