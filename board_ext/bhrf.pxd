@@ -37,6 +37,7 @@ ctypedef struct forest_t:
     int nw                  # uint64 words of a reply bitset: ceil(nn / 64)
     int max_depth           # longest context stored and matched (<= 7)
     int selection           # 0 soft-UCT, 1 last-reply
+    int accept_p            # soft-UCT plays the drawn reply with probability P(r|c), not min(1, u_r)
     double epsilon          # probability of asking the forest in a rollout move
     float b                 # soft-UCT exploration constant (equation 1)
     policy_fn fallback      # default policy (random or expert)

@@ -479,7 +479,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
     """Algorithm 3's draw: a legal, non-eye reply of context s with
     probability u_r / sum u over those replies (equation 1), u_r = mean +
     b sqrt(ln tot / n_r); returns it (-1 if there is none, or all their u_r
-    are 0), and in play whether to play it, with probability min(1, u_r).
+    are 0), and in play whether to play it, with probability min(1, u_r) (or P(r|c) = u_r / sum u, accept_p).
 
     The candidates are the context's replies on empty points: its reply
     bitset AND the board's empty points.  By rejection: a trial picks a
@@ -503,11 +503,21 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
     cdef uint64_t x
     cdef int nw = f.nw, c = b.to_move, w, k, t, j, r, nc = 0, live
     cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y, tot
+    cdef float usum = 0
     bhrf_empty_bits(b.color, f.nn, MAXNN, cand, nw)
     for w in range(nw):
         cand[w] &= rb[w]
         cnt[w] = popcount64(cand[w])
         nc += cnt[w]
+    if f.accept_p:
+        # the denominator of equation (1) over the replies on empty points
+        for w in range(nw):
+            x = cand[w]
+            while x:
+                r = ctz64(x)
+                x &= x - 1
+                j = _rank(rb, w, r)
+                usum += recs[j].mean + lgb * recs[j].isq
     for t in range(TRIES):
         if nc == 0:
             return -1
@@ -524,7 +534,10 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         if y >= u:
             continue
         if _playable(b, (w << 6) + r, c):
-            play[0] = y < u * (u if u < 1 else 1)
+            if f.accept_p:
+                play[0] = _unit(rng) * usum < u
+            else:
+                play[0] = y < u * (u if u < 1 else 1)
             return (w << 6) + r
         cand[w] &= ~((<uint64_t>1) << r)
         cnt[w] -= 1
@@ -553,7 +566,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
             k += 1
         j = idx[k]
         if wt[k] > 0 and _playable(b, recs[j].reply, c):
-            play[0] = _unit(rng) < wt[k]
+            play[0] = _unit(rng) * usum < wt[k] if f.accept_p else _unit(rng) < wt[k]
             return recs[j].reply
         tot -= wt[k]
         live -= 1
@@ -607,11 +620,16 @@ cdef class Forest:
             first descent moves (deviation; see bhrf_update).
         skip_expansion: the move into the node a simulation added is not
             stored as a reply (deviation; see bhrf_update).
+        accept: soft-UCT plays the drawn reply with probability
+            "estimate" min(1, u_r) (u_r the numerator of equation 1) or
+            "probability" P(r|c) = u_r / sum u over the replies on empty
+            points (equation 1 itself; the paper's "uctEstimate" admits
+            both readings).
     """
 
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
                   fallback="random", int max_depth=3, int capacity=1_000_000,
-                  bint root_context=False, bint skip_expansion=False):
+                  bint root_context=False, bint skip_expansion=False, accept="estimate"):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"bhrf.epsilon must be in [0, 1], got {epsilon}")
         if selection not in SELECTIONS:
@@ -631,6 +649,9 @@ cdef class Forest:
         f.epsilon = epsilon
         f.b = <float>b
         f.fallback = get_policy(FALLBACKS[fallback])
+        if accept not in ("estimate", "probability"):
+            raise ValueError(f"bhrf.accept: unknown rule '{accept}'")
+        f.accept_p = accept == "probability"
         f.root_context = root_context
         f.skip_expansion = skip_expansion
         f.n_prefix = 0
@@ -743,20 +764,24 @@ cdef class Forest:
                 out[r] = R.mean + self.f.b * C.lg * R.isq
         return out
 
-    def draws(self, Board board, int n, unsigned long long seed=1):
+    def draws(self, Board board, int n, unsigned long long seed=1, bint plays=False):
         """{reply: times drawn} over n soft-UCT draws for board (the draw of
         Algorithm 3 before its play-with-probability step; None counts
-        the draws that found no reply). For tests."""
+        the draws that found no reply); with plays, also the number of
+        draws that would be played. For tests."""
         cdef rng_t rng
         cdef int s = _longest(&self.f, board.b), k, j
-        cdef bint play
+        cdef bint play = False
+        cdef long played = 0
         rng.s = (<unsigned long long>seed) * <unsigned long long>0x9E3779B97F4A7C15 + 7
         out = {}
         for k in range(n):
             j = _soft_uct(&self.f, board.b, &rng, s, &play) if s >= 0 else -1
             key = None if j < 0 else j
             out[key] = out.get(key, 0) + 1
-        return out
+            if j >= 0 and play:
+                played += 1
+        return (out, played) if plays else out
 
     def playout(self, Board board, unsigned long long seed=1, double komi=7.0):
         """One BHRF rollout from a copy of board: (score, moves)."""

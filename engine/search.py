@@ -91,7 +91,8 @@ class Search:
                 b = c.bhrf
                 self.bhrf = Forest(size, epsilon=b.epsilon, selection=b.selection, b=b.b,
                                    fallback=b.fallback, max_depth=b.max_depth,
-                                   root_context=b.root_context, skip_expansion=b.skip_expansion)
+                                   root_context=b.root_context, skip_expansion=b.skip_expansion,
+                                   accept=b.accept)
                 self.bhrf_size = size
             t.attach_bhrf(self.bhrf)
         return t

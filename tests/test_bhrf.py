@@ -179,10 +179,10 @@ def test_forest_matches_reference_through_table_growth(capacity):
     assert checked > 100
 
 
-def _context_forest(size, last, stats):
+def _context_forest(size, last, stats, accept="estimate"):
     """A forest whose only context is (last,): reply r seen `wins` times
     won and `losses` times lost by its player (white)."""
-    f = Forest(size, epsilon=1.0, selection="soft-uct")
+    f = Forest(size, epsilon=1.0, selection="soft-uct", accept=accept)
     for r, (wins, losses) in stats.items():
         for _ in range(wins):
             f.update([last, r], BLACK, 0.0)
@@ -254,3 +254,25 @@ def test_last_reply_plays_the_reply_updated_last():
         b2.play(m)
     firsts = [f.playout(b2, seed=s)[1][0] for s in range(30)]
     assert firsts.count(41) < 5
+
+
+@pytest.mark.parametrize("accept", ["estimate", "probability"])
+def test_soft_uct_play_probability(accept):
+    """A drawn reply is played with probability min(1, u_r) ("estimate")
+    or P(r|c) = u_r / sum u ("probability", equation 1 itself)."""
+    stats = {40: (9, 1), 41: (1, 9), 42: (5, 5), 43: (0, 3)}
+    f = _context_forest(9, 30, stats, accept=accept)
+    b = Board(9)
+    b.play(10)
+    b.play(30)
+    est = f.estimates(b)
+    total = sum(est.values())
+    n = 40000
+    draws, played = f.draws(b, n, seed=5, plays=True)
+    if accept == "estimate":
+        want = sum(u / total * min(1.0, u) for u in est.values())
+    else:
+        want = sum((u / total) ** 2 for u in est.values())
+    assert played / n == pytest.approx(want, abs=0.015)
+    with pytest.raises(ValueError, match="bhrf.accept"):
+        Forest(9, accept="sometimes")
