@@ -503,22 +503,14 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
     cdef uint64_t x
     cdef int nw = f.nw, c = b.to_move, w, k, t, j, r, nc = 0, live
     cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y, tot
-    cdef float usum = 0
     bhrf_empty_bits(b.color, f.nn, MAXNN, cand, nw)
     for w in range(nw):
         cand[w] &= rb[w]
         cnt[w] = popcount64(cand[w])
         nc += cnt[w]
-    if f.accept_p:
-        # the denominator of equation (1) over the replies on empty points
-        for w in range(nw):
-            x = cand[w]
-            while x:
-                r = ctz64(x)
-                x &= x - 1
-                j = _rank(rb, w, r)
-                usum += recs[j].mean + lgb * recs[j].isq
-    for t in range(TRIES):
+    # accept_p needs equation (1)'s denominator, which the weighed draw
+    # below sums anyway: it skips the rejection trials
+    for t in range(0 if f.accept_p else TRIES):
         if nc == 0:
             return -1
         x = _rnd(rng)                   # high half: the candidate; bits 8-31: the test
@@ -534,10 +526,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         if y >= u:
             continue
         if _playable(b, (w << 6) + r, c):
-            if f.accept_p:
-                play[0] = _unit(rng) * usum < u
-            else:
-                play[0] = y < u * (u if u < 1 else 1)
+            play[0] = y < u * (u if u < 1 else 1)
             return (w << 6) + r
         cand[w] &= ~((<uint64_t>1) << r)
         cnt[w] -= 1
@@ -566,7 +555,8 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
             k += 1
         j = idx[k]
         if wt[k] > 0 and _playable(b, recs[j].reply, c):
-            play[0] = _unit(rng) * usum < wt[k] if f.accept_p else _unit(rng) < wt[k]
+            # P(r|c) = u_r / sum u over the candidates not struck out
+            play[0] = _unit(rng) * (tot if f.accept_p else 1) < wt[k]
             return recs[j].reply
         tot -= wt[k]
         live -= 1

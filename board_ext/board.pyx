@@ -258,6 +258,19 @@ cdef int _remove_chain(board_t* b, int r) noexcept nogil:
     return count
 
 
+cdef inline void _new_chain(board_t* b, int p, const int16_t* libs, int n) noexcept nogil:
+    """A one-stone chain at p with liberties libs[0 .. n); libs[p] and
+    stones[p] are zero before (p was no chain's representative)."""
+    cdef int nw = b.g.nw, i
+    cdef uint64_t* L = &b.libs[p * nw]
+    b.chain[p] = p
+    b.chain_size[p] = 1
+    b.libcnt[p] = n
+    b.stones[p * nw + (p >> 6)] = (<uint64_t>1) << (p & 63)
+    for i in range(n):
+        L[libs[i] >> 6] |= (<uint64_t>1) << (libs[i] & 63)
+
+
 cdef int board_play(board_t* b, int p, int c) noexcept nogil:
     """Play colour c at p (or pass); the move must be legal. Returns captures."""
     cdef const geom_t* g = b.g
@@ -289,20 +302,14 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
     cdef uint16_t delta = (1 << (4 * c)) - 1
     cdef const int16_t* nb = g.nbr[p]
     cdef int nemp = 0
-    cdef int emp[4]
+    cdef int16_t emp[4]
     nnb = g.n_nbr[p]
     if (b.nbc[p] & 15) == nnb:
         # every neighbour empty (most moves early in a playout): a new
         # one-stone chain whose liberties are its neighbours
-        b.chain[p] = p
-        b.chain_size[p] = 1
-        b.libcnt[p] = nnb
-        b.stones[p * nw + pw] = bit
-        L = &b.libs[p * nw]
         for i in range(nnb):
-            n = nb[i]
-            b.nbc[n] += delta
-            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+            b.nbc[nb[i]] += delta
+        _new_chain(b, p, nb, nnb)
         return 0
     # one pass over the neighbours: counts, empty neighbours, own chains
     # (deduplicated), and p taken from each opponent chain's liberties
@@ -351,14 +358,7 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
         # representative), merged with its own neighbours if there are two
         # or more
         rep = p
-        b.chain[p] = p
-        b.chain_size[p] = 1
-        b.libcnt[p] = nemp
-        b.stones[p * nw + pw] = bit
-        L = &b.libs[p * nw]
-        for i in range(nemp):
-            n = emp[i]
-            L[n >> 6] |= (<uint64_t>1) << (n & 63)
+        _new_chain(b, p, emp, nemp)
         if nown:
             for j in range(nown):
                 rep = _merge(b, rep, own[j])
