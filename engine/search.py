@@ -108,7 +108,7 @@ class Search:
             self.tree.set_root(board)
             self.root_board = board
             self._mem_keys = {}
-            self._forbid_superko()
+            self._root_set()
             return False
         old = self.root_board
         k = board.move_count - old.move_count
@@ -135,12 +135,13 @@ class Search:
             self._mem_keys = {}
         self.tree.reset_priors()
         self.root_board = board
-        self._forbid_superko()
+        self._root_set()
         return reused
 
-    def _forbid_superko(self):
-        """Positional superko at the root (the tree checks simple ko only);
-        the reply forest learns the root's last moves too."""
+    def _root_set(self):
+        """After a new root: forbid its positional-superko moves (the tree
+        checks simple ko only), and give the reply forest the root's last
+        moves."""
         b = self.root_board
         if self.bhrf is not None:
             self.bhrf.set_root(b)
