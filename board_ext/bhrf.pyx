@@ -416,33 +416,24 @@ cdef void bhrf_update(void* ctx, const int16_t* moves, int n, int n_tree,
     first descent moves get a context too (the paper's Algorithm 2 gives
     the first descent move none)."""
     cdef forest_t* f = <forest_t*>ctx
-    cdef int i, color, k = 0, m
+    cdef int i, color, k = f.n_prefix if f.root_context else 0
     cdef double out
     cdef int16_t seq[8 + 3 * MAXNN]
     if f.skip_expansion and n_tree > 0:
         n_tree -= 1
-    if n_tree <= 0:
-        return
-    if f.root_context and f.n_prefix > 0:
-        k = f.n_prefix
-        for i in range(k):
-            seq[i] = f.prefix[i]
-        m = n_tree if n_tree <= 3 * MAXNN else 3 * MAXNN
-        for i in range(m):
-            seq[k + i] = moves[i]
-        for i in range(k + m - 1, k - 1, -1):
-            if seq[i] >= f.nn:
-                continue
-            color = first_color if (i - k) % 2 == 0 else 3 - first_color
-            out = black_reward if color == BLACK else 1.0 - black_reward
-            _update_tree(f, seq, i, out)
-        return
-    for i in range(n_tree - 1, -1, -1):
-        if moves[i] >= f.nn:
+    if n_tree > 3 * MAXNN:
+        n_tree = 3 * MAXNN
+    # seq = the context before the root (k moves, none by default) + the descent
+    for i in range(k):
+        seq[i] = f.prefix[i]
+    for i in range(n_tree):
+        seq[k + i] = moves[i]
+    for i in range(k + n_tree - 1, k - 1, -1):
+        if seq[i] >= f.nn:
             continue
-        color = first_color if i % 2 == 0 else 3 - first_color
+        color = first_color if (i - k) % 2 == 0 else 3 - first_color
         out = black_reward if color == BLACK else 1.0 - black_reward
-        _update_tree(f, moves, i, out)
+        _update_tree(f, seq, i, out)
 
 
 # ---------------------------------------------------------------- rollout

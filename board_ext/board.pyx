@@ -468,40 +468,34 @@ cdef double board_score(const board_t* b, double komi, signed char* owner) noexc
             white += 1
             if owner:
                 owner[p] = -1
-        elif not seen[p] and not (b.nbc[p] & 15):
-            # no empty neighbour: a one-point region (most of them at the
-            # end of a playout), its owner read from the neighbour counts
-            reach = (BLACK if b.nbc[p] & 0xF0 else 0) | (WHITE if b.nbc[p] & 0xF00 else 0)
-            val = 0
-            if reach == BLACK:
-                black += 1
-                val = 1
-            elif reach == WHITE:
-                white += 1
-                val = -1
-            if owner:
-                owner[p] = val
         elif not seen[p]:
-            top = 0
-            cnt = 0
-            reach = 0
-            stack[top] = p
-            top += 1
-            seen[p] = 1
-            while top:
-                top -= 1
-                q = stack[top]
-                region[cnt] = q
-                cnt += 1
-                for i in range(g.n_nbr[q]):
-                    n = g.nbr[q][i]
-                    if b.color[n] == EMPTY:
-                        if not seen[n]:
-                            seen[n] = 1
-                            stack[top] = n
-                            top += 1
-                    else:
-                        reach |= b.color[n]
+            cnt = 1
+            region[0] = p
+            if b.nbc[p] & 15:
+                # flood the empty region, noting which colours it touches
+                reach = 0
+                top = 1
+                cnt = 0
+                stack[0] = p
+                seen[p] = 1
+                while top:
+                    top -= 1
+                    q = stack[top]
+                    region[cnt] = q
+                    cnt += 1
+                    for i in range(g.n_nbr[q]):
+                        n = g.nbr[q][i]
+                        if b.color[n] == EMPTY:
+                            if not seen[n]:
+                                seen[n] = 1
+                                stack[top] = n
+                                top += 1
+                        else:
+                            reach |= b.color[n]
+            else:
+                # no empty neighbour (most regions at the end of a
+                # playout): the colours it touches from the neighbour counts
+                reach = (BLACK if b.nbc[p] & 0xF0 else 0) | (WHITE if b.nbc[p] & 0xF00 else 0)
             val = 0
             if reach == BLACK:
                 black += cnt
