@@ -10,15 +10,19 @@ cdef enum:
     EMPTY = 0
     BLACK = 1
     WHITE = 2
+    OFFBOARD = 3           # colour of the sentinel point
+    SENT = MAXNN + 1       # the off-board sentinel: nbr/diag entries past n_nbr/n_diag,
+                           # so the per-move loops run a fixed four times
+    MAXPT = MAXNN + 2      # length of the per-point arrays the sentinel indexes
 
 # Geometry of one board size, shared by every board of that size.
 ctypedef struct geom_t:
     int size               # side length, 2..19
     int nn                 # size * size; also the pass move
     int nw                 # uint64 words per bitset: ceil(nn / 64)
-    int16_t nbr[MAXNN][4]  # orthogonal neighbours, first n_nbr valid
+    int16_t nbr[MAXNN][4]  # orthogonal neighbours, first n_nbr valid, then SENT
     uint8_t n_nbr[MAXNN]   # 2..4 (1 on a 1-wide board never happens)
-    int16_t diag[MAXNN][4] # diagonal neighbours, first n_diag valid
+    int16_t diag[MAXNN][4] # diagonal neighbours, first n_diag valid, then SENT
     uint8_t n_diag[MAXNN]
     int16_t nbr8[MAXNN][8]   # 3x3 ring NW N NE W E SW S SE (rows top first), -1 off-board
 
@@ -34,9 +38,10 @@ ctypedef struct board_t:
     uint64_t hash          # Zobrist hash of the stones (positional)
     int n_empty            # entries in empty_list
     int16_t hist[NHIST]    # last moves, hist[0] newest; pass = nn; -1 none
-    uint8_t color[MAXNN]   # EMPTY/BLACK/WHITE per point
-    uint16_t nbc[MAXNN]    # neighbour counts: bits 0-3 empty, 4-7 black, 8-11 white
-    int16_t chain[MAXNN]   # representative point of the chain at p (stones only)
+    uint8_t color[MAXPT]   # EMPTY/BLACK/WHITE per point; OFFBOARD at SENT
+    uint16_t nbc[MAXPT]    # neighbour counts: bits 0-3 empty, 4-7 black, 8-11 white
+                           # (nbc[SENT] takes writes and is never read)
+    int16_t chain[MAXPT]   # representative point of the chain at p (stones only); -1 at SENT
     int16_t chain_size[MAXNN]    # stones of chain, valid at the representative
     int16_t libcnt[MAXNN]        # liberties of chain (popcount of its libs), at the rep.
     int16_t empty_list[MAXNN]    # the empty points, unordered
@@ -89,29 +94,38 @@ cdef inline int board_legal(const board_t* b, int p, int c) noexcept nogil:
         return 0
     if nb & 15:
         return 1                # an empty neighbour is a liberty
-    # every neighbour is a stone, so p is one of its chain's liberties
-    for i in range(g.n_nbr[p]):
+    # every neighbour is a stone (or the sentinel), so p is one of its
+    # chain's liberties; the four slots without branches on their colours
+    cdef int ok = 0, col, lc
+    for i in range(4):
         n = g.nbr[p][i]
-        if b.color[n] == c:
-            if b.libcnt[b.chain[n]] > 1:
-                return 1        # joins a chain that keeps a liberty
-        elif b.libcnt[b.chain[n]] == 1:
-            return 1            # captures
+        col = b.color[n]
+        lc = b.libcnt[b.chain[n]]
+        ok |= ((col == c) & (lc > 1)) | ((col == 3 - c) & (lc == 1))   # keeps a liberty | captures
+    if ok:
+        return 1
     return b.allow_suicide and ((nb >> (4 * c)) & 15) != 0
+
+
+cdef inline int _diag_ok(const board_t* b, int p, int c) noexcept nogil:
+    """The diagonal half of the eye test: no opponent stone on a diagonal
+    of an edge point, at most one in the centre (the four diagonal slots,
+    off-board ones the sentinel, without branches)."""
+    cdef int i, col, bad = 0, off = 0
+    for i in range(4):
+        col = b.color[b.g.diag[p][i]]
+        bad += col == 3 - c
+        off |= col == OFFBOARD
+    return bad + off < 2
 
 
 cdef inline int board_is_eye(const board_t* b, int p, int c) noexcept nogil:
     """p is a true (one-point) eye of colour c: all neighbours c and the
     diagonals not controlled by the opponent (none on the edge, at most one
     in the centre)."""
-    cdef const geom_t* g = b.g
-    cdef int i, bad
-    if b.color[p] != EMPTY or ((b.nbc[p] >> (4 * c)) & 15) != g.n_nbr[p]:
+    if b.color[p] != EMPTY or ((b.nbc[p] >> (4 * c)) & 15) != b.g.n_nbr[p]:
         return 0
-    bad = g.n_diag[p] < 4
-    for i in range(g.n_diag[p]):
-        bad += b.color[g.diag[p][i]] == 3 - c
-    return bad < 2
+    return _diag_ok(b, p, c)
 
 
 cdef inline int board_playable(const board_t* b, int p, int c) noexcept nogil:
@@ -124,12 +138,8 @@ cdef inline int board_playable(const board_t* b, int p, int c) noexcept nogil:
     if nb & 15:
         return 1    # an empty neighbour: a liberty, no eye, and not the ko point
                     # (a point just retaken in a ko has no empty neighbour)
-    if ((nb >> (4 * c)) & 15) == g.n_nbr[p]:
-        bad = g.n_diag[p] < 4
-        for i in range(g.n_diag[p]):
-            bad += b.color[g.diag[p][i]] == 3 - c
-        if bad < 2:
-            return 0    # a true eye of c
+    if ((nb >> (4 * c)) & 15) == g.n_nbr[p] and _diag_ok(b, p, c):
+        return 0        # a true eye of c
     return board_legal(b, p, c)
 
 

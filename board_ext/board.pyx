@@ -98,6 +98,9 @@ cdef const geom_t* get_geom(int size) except NULL:
                     g.nbr[p][k] = ny * size + nx
                     k += 1
             g.n_nbr[p] = k
+            while k < 4:
+                g.nbr[p][k] = SENT
+                k += 1
             k = 0
             for dx in (-1, 1):
                 for dy in (-1, 1):
@@ -107,6 +110,9 @@ cdef const geom_t* get_geom(int size) except NULL:
                         g.diag[p][k] = ny * size + nx
                         k += 1
             g.n_diag[p] = k
+            while k < 4:
+                g.diag[p][k] = SENT
+                k += 1
             k = 0
             for dy in (1, 0, -1):
                 for dx in (-1, 0, 1):
@@ -147,6 +153,8 @@ cdef void board_init(board_t* b, const geom_t* g) noexcept nogil:
         b.libcnt[p] = 0
         b.empty_list[p] = p
         b.empty_pos[p] = p
+    b.color[SENT] = OFFBOARD
+    b.chain[SENT] = 0       # any real index: read at the sentinel, never used
     memset(b.libs, 0, g.nn * g.nw * sizeof(uint64_t))
     memset(b.stones, 0, g.nn * g.nw * sizeof(uint64_t))
 
@@ -157,6 +165,8 @@ cdef void board_copy(board_t* dst, const board_t* src) noexcept nogil:
     cdef size_t head = <size_t>(<char*>&src.color[0] - <char*>src)
     memcpy(dst, src, head)
     memcpy(dst.color, src.color, g.nn * sizeof(uint8_t))
+    dst.color[SENT] = OFFBOARD
+    dst.chain[SENT] = 0
     memcpy(dst.nbc, src.nbc, g.nn * sizeof(uint16_t))
     memcpy(dst.chain, src.chain, g.nn * sizeof(int16_t))
     memcpy(dst.chain_size, src.chain_size, g.nn * sizeof(int16_t))
@@ -222,10 +232,12 @@ cdef int _merge(board_t* b, int a, int r) noexcept nogil:
 cdef int _remove_chain(board_t* b, int r) noexcept nogil:
     """Take chain r off the board; neighbours gain the liberties."""
     cdef const geom_t* g = b.g
-    cdef int nw = g.nw, w, s, i, n, q, c = b.color[r], count = b.chain_size[r]
-    cdef uint64_t word, bit
+    cdef int nw = g.nw, w, s, i, n, rs, is_c, c = b.color[r], count = b.chain_size[r]
+    cdef int capt = 3 - c
+    cdef uint64_t word, bit, m, old
     cdef uint64_t SS[MAXW]
     cdef uint16_t delta = 1 - (1 << (4 * c))
+    cdef const int16_t* nb
     for w in range(nw):
         SS[w] = b.stones[r * nw + w]
         b.stones[r * nw + w] = 0
@@ -240,21 +252,28 @@ cdef int _remove_chain(board_t* b, int r) noexcept nogil:
             b.chain[s] = -1
             b.hash ^= ZOB[c][s]
             _empty_add(b, s)
-            for i in range(g.n_nbr[s]):
-                b.nbc[g.nbr[s][i]] += delta
+            nb = g.nbr[s]
+            for i in range(4):
+                b.nbc[nb[i]] += delta
+    # every stone next to a removed one is the capturer's (or was removed
+    # too, now empty): its chain gains the point, counted once.  Without
+    # branches on the neighbour's colour: other slots OR nothing into the
+    # all-zero words of s (no chain's representative now)
     for w in range(nw):
         word = SS[w]
         while word:
             s = (w << 6) + __builtin_ctzll(word)
             word &= word - 1
             bit = (<uint64_t>1) << (s & 63)
-            for i in range(g.n_nbr[s]):
-                n = g.nbr[s][i]
-                if b.color[n] != EMPTY:
-                    q = b.chain[n] * nw + (s >> 6)
-                    if not (b.libs[q] & bit):
-                        b.libs[q] |= bit
-                        b.libcnt[b.chain[n]] += 1
+            nb = g.nbr[s]
+            for i in range(4):
+                n = nb[i]
+                is_c = b.color[n] == capt
+                rs = b.chain[n] if is_c else s
+                m = bit & (<uint64_t>0 - <uint64_t>is_c)
+                old = b.libs[rs * nw + w]
+                b.libs[rs * nw + w] = old | m
+                b.libcnt[rs] += is_c & ((old & m) == 0)
     return count
 
 
@@ -275,7 +294,7 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
     """Play colour c at p (or pass); the move must be legal. Returns captures."""
     cdef const geom_t* g = b.g
     cdef int nw = g.nw, opp = 3 - c, i, j, n, r, col, rep, captured = 0, cap_pt = -1
-    cdef int nown = 0, ncap = 0, nnb
+    cdef int nown = 0, ncap = 0, nnb, dup, rs, has, q
     cdef int own[4]
     cdef int cap[4]
     cdef uint64_t lo, hi, bit, pw, pw2
@@ -307,35 +326,47 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
     if (b.nbc[p] & 15) == nnb:
         # every neighbour empty (most moves early in a playout): a new
         # one-stone chain whose liberties are its neighbours
-        for i in range(nnb):
+        for i in range(4):
             b.nbc[nb[i]] += delta
         _new_chain(b, p, nb, nnb)
         return 0
-    # one pass over the neighbours: counts, empty neighbours, own chains
-    # (deduplicated), and p taken from each opponent chain's liberties
-    for i in range(nnb):
+    # one pass over the four neighbour slots (off-board ones are the
+    # sentinel): counts, empty neighbours, own chains (deduplicated), and p
+    # taken from each opponent chain's liberties.  Written without branches
+    # on the neighbour's colour (the outcomes are random in a playout):
+    # every slot writes, and only the counts say which writes hold; own
+    # chains are deduplicated after the loop, only when there are two.
+    for i in range(4):
         n = nb[i]
         b.nbc[n] += delta
         col = b.color[n]
-        if col == EMPTY:
-            emp[nemp] = n
-            nemp += 1
-        elif col == c:
-            r = b.chain[n]
-            j = 0
-            while j < nown and own[j] != r:
-                j += 1
-            if j == nown:
-                own[nown] = r
-                nown += 1
-        else:
-            r = b.chain[n]
-            if b.libs[r * nw + pw] & bit:        # not yet taken by a same-chain neighbour
-                b.libs[r * nw + pw] &= ~bit
-                b.libcnt[r] -= 1
-                if b.libcnt[r] == 0:
-                    cap[ncap] = r
-                    ncap += 1
+        r = b.chain[n]
+        emp[nemp] = n
+        nemp += col == EMPTY
+        own[nown] = r
+        nown += col == c
+        # an opponent chain loses p (once: has is 0 for a second neighbour
+        # of the same chain); any other slot works on p's own all-zero
+        # liberty words (p is no chain's representative yet)
+        rs = r if col == opp else p
+        q = rs * nw + pw
+        has = <int>((b.libs[q] >> (p & 63)) & 1)
+        b.libs[q] &= ~bit
+        b.libcnt[rs] -= has
+        cap[ncap] = rs
+        ncap += has & (b.libcnt[rs] == 0)
+    if nown > 1:
+        # two or more own neighbours (p's count of own neighbours said
+        # so): drop repeats of a chain
+        j = 1
+        for i in range(1, nown):
+            r = own[i]
+            dup = 0
+            for q in range(j):
+                dup |= own[q] == r
+            own[j] = r
+            j += dup == 0
+        nown = j
     if nown == 1:
         # the common case: p joins one chain, whose liberties lose p and
         # gain p's empty neighbours (counted as they are added: no popcount)
@@ -549,6 +580,8 @@ def _restore_board(int size, bint superko, bytes raw, history):
         raise ValueError("board pickle of another build")
     memcpy(o.b, <const char*>raw, sizeof(board_t))
     o.b.g = g
+    o.b.color[SENT] = OFFBOARD
+    o.b.chain[SENT] = 0
     o.n_history = 0
     for h in history:
         o._push_history(h)
