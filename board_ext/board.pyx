@@ -243,6 +243,11 @@ cdef int _remove_chain(board_t* b, int r) noexcept nogil:
         b.stones[r * nw + w] = 0
         b.libs[r * nw + w] = 0
     b.libcnt[r] = 0
+    # each stone leaves, and every capturer's stone next to it gains the
+    # point (counted once).  A neighbour still to be removed has the
+    # captured colour and gains nothing; the colour test is done without
+    # branches: other slots OR nothing into the all-zero words of s (no
+    # chain's representative now)
     for w in range(nw):
         word = SS[w]
         while word:
@@ -252,22 +257,11 @@ cdef int _remove_chain(board_t* b, int r) noexcept nogil:
             b.chain[s] = -1
             b.hash ^= ZOB[c][s]
             _empty_add(b, s)
-            nb = g.nbr[s]
-            for i in range(4):
-                b.nbc[nb[i]] += delta
-    # every stone next to a removed one is the capturer's (or was removed
-    # too, now empty): its chain gains the point, counted once.  Without
-    # branches on the neighbour's colour: other slots OR nothing into the
-    # all-zero words of s (no chain's representative now)
-    for w in range(nw):
-        word = SS[w]
-        while word:
-            s = (w << 6) + __builtin_ctzll(word)
-            word &= word - 1
             bit = (<uint64_t>1) << (s & 63)
             nb = g.nbr[s]
             for i in range(4):
                 n = nb[i]
+                b.nbc[n] += delta
                 is_c = b.color[n] == capt
                 rs = b.chain[n] if is_c else s
                 m = bit & (<uint64_t>0 - <uint64_t>is_c)
@@ -356,8 +350,7 @@ cdef int board_play(board_t* b, int p, int c) noexcept nogil:
         cap[ncap] = rs
         ncap += has & (b.libcnt[rs] == 0)
     if nown > 1:
-        # two or more own neighbours (p's count of own neighbours said
-        # so): drop repeats of a chain
+        # two or more slots hold own stones: drop repeats of a chain
         j = 1
         for i in range(1, nown):
             r = own[i]
