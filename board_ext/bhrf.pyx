@@ -108,15 +108,10 @@ cdef extern from *:
                          | (bhrf_zero_tail(color, 64 * nfull + 32, nn) << 32);
         if (nn & 63) out[nw - 1] &= ((uint64_t)1 << (nn & 63)) - 1;
     }
-    /* Position of the k-th (from 0) set bit of x, k < popcount(x). */
-    #ifdef __BMI2__
-    static inline int bhrf_select64(uint64_t x, int k) {
-        return __builtin_ctzll(_pdep_u64((uint64_t)1 << k, x));
-    }
-    #else
-    /* Broadword select (Vigna 2008): bytes' running counts, then the bit
+    /* Position of the k-th (from 0) set bit of x, k < popcount(x).
+       Broadword select (Vigna 2008): bytes' running counts, then the bit
        within the byte by clearing the lowest set bits. */
-    static inline int bhrf_select64(uint64_t x, int k) {
+    static inline int bhrf_select64_bw(uint64_t x, int k) {
         const uint64_t L8 = 0x0101010101010101ULL, H8 = 0x8080808080808080ULL;
         uint64_t s = x - ((x & 0xAAAAAAAAAAAAAAAAULL) >> 1);
         s = (s & 0x3333333333333333ULL) + ((s >> 2) & 0x3333333333333333ULL);
@@ -127,11 +122,35 @@ cdef extern from *:
         while (rank-- > 0) byte &= byte - 1;
         return place + __builtin_ctz(byte);
     }
+    #ifdef __BMI2__
+    /* PDEP where it is fast: AMD's family 17h (Zen 1 and 2) runs it in
+       microcode, tens to hundreds of cycles growing with the set bits of
+       x, slower there than the broadword select. */
+    static int bhrf_fast_pdep = -1;
+    static __attribute__((noinline, cold)) int bhrf_pdep_check(void) {
+        unsigned a, b, c, d, family;
+        __builtin_cpu_init();
+        __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
+        family = ((a >> 8) & 15) + (((a >> 8) & 15) == 15 ? ((a >> 20) & 255) : 0);
+        bhrf_fast_pdep = !(__builtin_cpu_is("amd") && family < 0x19);
+        return bhrf_fast_pdep;
+    }
+    static inline int bhrf_select64(uint64_t x, int k) {
+        if (__builtin_expect(bhrf_fast_pdep < 0, 0))
+            bhrf_pdep_check();
+        if (bhrf_fast_pdep)
+            return __builtin_ctzll(_pdep_u64((uint64_t)1 << k, x));
+        return bhrf_select64_bw(x, k);
+    }
+    #else
+    static inline int bhrf_select64(uint64_t x, int k) { return bhrf_select64_bw(x, k); }
     #endif
     """
     void bhrf_empty_bits(const unsigned char* color, int nn, int cap, uint64_t* out, int nw) nogil
     int bhrf_select64(uint64_t x, int k) nogil
+    int bhrf_select64_bw(uint64_t x, int k) nogil
     int popcount64 "__builtin_popcountll"(uint64_t x) nogil
+    void prefetch "__builtin_prefetch"(const void* p) nogil
     int ctz64 "__builtin_ctzll"(uint64_t x) nogil
 
 
@@ -500,7 +519,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         cnt[w] = popcount64(cand[w])
         nc += cnt[w]
     # accept_p needs equation (1)'s denominator, which the weighed draw
-    # below sums anyway: it skips the rejection trials
+    # below sums anyway: it skips the rejection trials.
     for t in range(0 if f.accept_p else TRIES):
         if nc == 0:
             return -1
@@ -556,6 +575,30 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
     return -1
 
 
+cdef inline void _prefetch_next(const forest_t* f, const board_t* b, int r) noexcept nogil:
+    """Start loading what the next rollout move's lookup reads: after r is
+    played its contexts are (r), (r, hist[0]), (r, hist[0], hist[1]), ...
+    The forest's tables outgrow the caches in a search, and the move in
+    between (board_play, the tree) hides the misses."""
+    cdef int d, m, s
+    cdef uint64_t h, i
+    if r < 0:
+        return
+    s = f.ctx1[r]
+    if s < 0:
+        return
+    prefetch(&f.ctx[s])
+    h = CTXZ[0][r]
+    for d in range(1, f.max_depth):
+        m = b.hist[d - 1]
+        if m < 0:
+            break
+        h ^= CTXZ[d][m]
+        i = h & (8 * (f.ctx_mask + 1) - 1)
+        prefetch(&f.cfilt[i >> 6])
+        prefetch(&f.ctx[h >> f.ctx_shift])
+
+
 cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     """Algorithm 3 (soft-UCT) or 4 (last-reply) in front of the default
     policy."""
@@ -563,7 +606,9 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     cdef int s, r
     cdef bint play = False
     if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
-        return f.fallback(b, rng, NULL)
+        r = f.fallback(b, rng, NULL)
+        _prefetch_next(f, b, r)
+        return r
     f.asked += 1
     s = _longest(f, b)
     if s >= 0:
@@ -573,19 +618,34 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
             f.suggested += 1
             if _playable(b, r, b.to_move):
                 f.played += 1
+                _prefetch_next(f, b, r)
                 return r
         else:
             # soft-UCT: draw by equation (1), play with probability u_r
+            prefetch(f.rec + f.ctx[s].start)
+            prefetch(f.cbits + s * f.nw)
             r = _soft_uct(f, b, rng, s, &play)
             if r >= 0:
                 f.suggested += 1
                 if play:
                     f.played += 1
+                    _prefetch_next(f, b, r)
                     return r
-    return f.fallback(b, rng, NULL)
+    r = f.fallback(b, rng, NULL)
+    _prefetch_next(f, b, r)
+    return r
 
 
 # ---------------------------------------------------------------- Python API
+def select64(uint64_t x, int k, bint broadword=False):
+    """Position of the k-th (from 0) set bit of x, by the select the
+    rollout uses on this machine or (broadword) the portable one; for
+    tests."""
+    if not 0 <= k < popcount64(x):
+        raise ValueError("k must be below the number of set bits of x")
+    return bhrf_select64_bw(x, k) if broadword else bhrf_select64(x, k)
+
+
 cdef class Forest:
     """The reply forest and its policy settings.
 

@@ -3,7 +3,7 @@ import random
 
 import pytest
 
-from board_ext.bhrf import Forest
+from board_ext.bhrf import Forest, select64
 from board_ext.board import BLACK, WHITE, Board
 from engine import config
 from engine.search import Search
@@ -276,3 +276,15 @@ def test_soft_uct_play_probability(accept):
     assert played / n == pytest.approx(want, abs=0.015)
     with pytest.raises(ValueError, match="bhrf.accept"):
         Forest(9, accept="sometimes")
+
+
+def test_select_finds_the_kth_set_bit_both_ways():
+    rng = random.Random(5)
+    for _ in range(300):
+        x = rng.getrandbits(64) & rng.getrandbits(64) | (1 << rng.randrange(64))
+        bits = [i for i in range(64) if x >> i & 1]
+        for k in range(len(bits)):
+            assert select64(x, k) == bits[k]
+            assert select64(x, k, broadword=True) == bits[k]
+    with pytest.raises(ValueError):
+        select64(0b1011, 3)
