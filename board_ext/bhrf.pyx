@@ -150,7 +150,6 @@ cdef extern from *:
     int bhrf_select64(uint64_t x, int k) nogil
     int bhrf_select64_bw(uint64_t x, int k) nogil
     int popcount64 "__builtin_popcountll"(uint64_t x) nogil
-    void prefetch "__builtin_prefetch"(const void* p) nogil
     int ctz64 "__builtin_ctzll"(uint64_t x) nogil
 
 
@@ -575,30 +574,6 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
     return -1
 
 
-cdef inline void _prefetch_next(const forest_t* f, const board_t* b, int r) noexcept nogil:
-    """Start loading what the next rollout move's lookup reads: after r is
-    played its contexts are (r), (r, hist[0]), (r, hist[0], hist[1]), ...
-    The forest's tables outgrow the caches in a search, and the move in
-    between (board_play, the tree) hides the misses."""
-    cdef int d, m, s
-    cdef uint64_t h, i
-    if r < 0:
-        return
-    s = f.ctx1[r]
-    if s < 0:
-        return
-    prefetch(&f.ctx[s])
-    h = CTXZ[0][r]
-    for d in range(1, f.max_depth):
-        m = b.hist[d - 1]
-        if m < 0:
-            break
-        h ^= CTXZ[d][m]
-        i = h & (8 * (f.ctx_mask + 1) - 1)
-        prefetch(&f.cfilt[i >> 6])
-        prefetch(&f.ctx[h >> f.ctx_shift])
-
-
 cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     """Algorithm 3 (soft-UCT) or 4 (last-reply) in front of the default
     policy."""
@@ -606,9 +581,7 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     cdef int s, r
     cdef bint play = False
     if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
-        r = f.fallback(b, rng, NULL)
-        _prefetch_next(f, b, r)
-        return r
+        return f.fallback(b, rng, NULL)
     f.asked += 1
     s = _longest(f, b)
     if s >= 0:
@@ -618,22 +591,16 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
             f.suggested += 1
             if _playable(b, r, b.to_move):
                 f.played += 1
-                _prefetch_next(f, b, r)
                 return r
         else:
             # soft-UCT: draw by equation (1), play with probability u_r
-            prefetch(f.rec + f.ctx[s].start)
-            prefetch(f.cbits + s * f.nw)
             r = _soft_uct(f, b, rng, s, &play)
             if r >= 0:
                 f.suggested += 1
                 if play:
                     f.played += 1
-                    _prefetch_next(f, b, r)
                     return r
-    r = f.fallback(b, rng, NULL)
-    _prefetch_next(f, b, r)
-    return r
+    return f.fallback(b, rng, NULL)
 
 
 # ---------------------------------------------------------------- Python API
