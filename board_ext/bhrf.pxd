@@ -38,6 +38,7 @@ ctypedef struct forest_t:
     int max_depth           # longest context stored and matched (<= 7)
     int selection           # 0 soft-UCT, 1 last-reply
     int accept_p            # soft-UCT plays the drawn reply with probability P(r|c), not min(1, u_r)
+    int accept_mean         # ... or with probability mean_r, the reply's win rate
     double epsilon          # probability of asking the forest in a rollout move
     float b                 # soft-UCT exploration constant (equation 1)
     policy_fn fallback      # default policy (random or expert)

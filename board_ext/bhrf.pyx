@@ -488,7 +488,8 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
     """Algorithm 3's draw: a legal, non-eye reply of context s with
     probability u_r / sum u over those replies (equation 1), u_r = mean +
     b sqrt(ln tot / n_r); returns it (-1 if there is none, or all their u_r
-    are 0), and in play whether to play it, with probability min(1, u_r) (or P(r|c) = u_r / sum u, accept_p).
+    are 0), and in play whether to play it, with probability min(1, u_r)
+    (or P(r|c) = u_r / sum u, accept_p; or mean_r, accept_mean).
 
     The candidates are the context's replies on empty points: its reply
     bitset AND the board's empty points.  By rejection: a trial picks a
@@ -501,7 +502,8 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
 
     Play: an accepted trial's uniform y (y < u_r / top) gives y top / u_r,
     uniform on [0, 1) and independent of the choice, so "y top < u_r
-    min(1, u_r)" plays with probability min(1, u_r) without another draw."""
+    min(1, u_r)" plays with probability min(1, u_r) without another draw
+    (and "y top < u_r mean_r" with probability mean_r)."""
     cdef const ctx_t* C = &f.ctx[s]
     cdef const rec_t* recs = f.rec + C.start
     cdef const uint64_t* rb = f.cbits + s * f.nw
@@ -535,7 +537,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         if y >= u:
             continue
         if _playable(b, (w << 6) + r, c):
-            play[0] = y < u * (u if u < 1 else 1)
+            play[0] = y < u * (recs[j].mean if f.accept_mean else (u if u < 1 else 1))
             return (w << 6) + r
         cand[w] &= ~((<uint64_t>1) << r)
         cnt[w] -= 1
@@ -565,7 +567,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         j = idx[k]
         if wt[k] > 0 and _playable(b, recs[j].reply, c):
             # P(r|c) = u_r / sum u over the candidates not struck out
-            play[0] = _unit(rng) * (tot if f.accept_p else 1) < wt[k]
+            play[0] = _unit(rng) * (tot if f.accept_p else 1) < (recs[j].mean if f.accept_mean else wt[k])
             return recs[j].reply
         tot -= wt[k]
         live -= 1
@@ -631,8 +633,9 @@ cdef class Forest:
         accept: soft-UCT plays the drawn reply with probability
             "estimate" min(1, u_r) (u_r the numerator of equation 1) or
             "probability" P(r|c) = u_r / sum u over the replies on empty
-            points (equation 1 itself; the paper's "uctEstimate" admits
-            both readings).
+            points (equation 1 itself), or "mean" the reply's win rate
+            w / n without the exploration term (the paper's "uctEstimate"
+            admits all three readings).
     """
 
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
@@ -657,9 +660,10 @@ cdef class Forest:
         f.epsilon = epsilon
         f.b = <float>b
         f.fallback = get_policy(FALLBACKS[fallback])
-        if accept not in ("estimate", "probability"):
+        if accept not in ("estimate", "probability", "mean"):
             raise ValueError(f"bhrf.accept: unknown rule '{accept}'")
         f.accept_p = accept == "probability"
+        f.accept_mean = accept == "mean"
         f.root_context = root_context
         f.skip_expansion = skip_expansion
         f.n_prefix = 0

@@ -90,8 +90,9 @@ class BhrfConfig:
     max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")
     root_context: bool = _f(False, doc="the game moves before the root are context for the first descent moves (deviation)")
     skip_expansion: bool = _f(False, doc="the move into the node a simulation added is stored as no reply (deviation)")
-    accept: str = _f("estimate", choices=("estimate", "probability"),
-                     doc="soft-UCT plays its draw with probability min(1, u_r) or P(r|c) of equation (1)")
+    accept: str = _f("estimate", choices=("estimate", "probability", "mean"),
+                     doc="soft-UCT plays its draw with probability min(1, u_r), P(r|c) of equation (1), "
+                         "or the reply's win rate")
 
 
 @dataclass(frozen=True)

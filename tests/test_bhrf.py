@@ -256,10 +256,11 @@ def test_last_reply_plays_the_reply_updated_last():
     assert firsts.count(41) < 5
 
 
-@pytest.mark.parametrize("accept", ["estimate", "probability"])
+@pytest.mark.parametrize("accept", ["estimate", "probability", "mean"])
 def test_soft_uct_play_probability(accept):
-    """A drawn reply is played with probability min(1, u_r) ("estimate")
-    or P(r|c) = u_r / sum u ("probability", equation 1 itself)."""
+    """A drawn reply is played with probability min(1, u_r) ("estimate"),
+    P(r|c) = u_r / sum u ("probability", equation 1 itself) or its win
+    rate ("mean")."""
     stats = {40: (9, 1), 41: (1, 9), 42: (5, 5), 43: (0, 3)}
     f = _context_forest(9, 30, stats, accept=accept)
     b = Board(9)
@@ -269,8 +270,11 @@ def test_soft_uct_play_probability(accept):
     total = sum(est.values())
     n = 40000
     draws, played = f.draws(b, n, seed=5, plays=True)
+    means = {40: 0.9, 41: 0.1, 42: 0.5, 43: 0.0}
     if accept == "estimate":
         want = sum(u / total * min(1.0, u) for u in est.values())
+    elif accept == "mean":
+        want = sum(u / total * means[r] for r, u in est.items())
     else:
         want = sum((u / total) ** 2 for u in est.values())
     assert played / n == pytest.approx(want, abs=0.015)
