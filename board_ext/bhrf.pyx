@@ -35,8 +35,8 @@ depth d + 1 is only ever created below one of depth d (same reply), so when
 depth d is absent no deeper one can be present.  Depth 1 is a direct
 index by the last move (``ctx1``); a deeper absent context is usually
 answered by the presence bits alone.  Soft-UCT then draws among the
-context's replies on empty points (its reply bitset AND the board's empty
-points, 32 points per SIMD compare) by rejection, exactly (``_soft_uct``);
+context's replies on empty points (its reply bitset AND the empty-point
+bitset the board keeps) by rejection, exactly (``_soft_uct``);
 last-reply reads the context's last reply.
 
 Deviations from the paper, each a knob or stated here:
@@ -68,46 +68,9 @@ from board_ext.playout cimport policy_fn, get_policy, run_playout
 cdef extern from *:
     """
     #include <stdint.h>
-    #include <emmintrin.h>
-    #if defined(__BMI2__) || defined(__AVX2__)
+    #ifdef __BMI2__
     #include <immintrin.h>
     #endif
-    /* Bit i set iff p[i] == 0, for 32 bytes. */
-    static inline uint64_t bhrf_zero_mask32(const unsigned char* p) {
-    #ifdef __AVX2__
-        __m256i v = _mm256_loadu_si256((const __m256i*)p);
-        return (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(v, _mm256_setzero_si256()));
-    #else
-        __m128i z = _mm_setzero_si128();
-        uint32_t lo = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)p), z));
-        uint32_t hi = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i*)(p + 16)), z));
-        return lo | (hi << 16);
-    #endif
-    }
-    /* Points p0 <= p < nn (fewer than 32) with color[p] == 0, as bits from p0;
-       out of line so that the compiler does not prepare it on every call. */
-    static __attribute__((noinline, cold)) uint64_t bhrf_zero_tail(
-            const unsigned char* color, int p0, int nn) {
-        uint64_t m = 0;
-        int i;
-        for (i = p0; i < nn; i++) m |= (uint64_t)(color[i] == 0) << (i - p0);
-        return m;
-    }
-    /* Bit p of out (nw words) set iff color[p] == 0 (empty), for p < nn;
-       cap is color's length (>= 64 nw - 32): the 32-byte loads stay inside
-       it; the second half of a last word that would pass it (19x19: points
-       352..360) is read one by one. */
-    static inline void bhrf_empty_bits(const unsigned char* color, int nn, int cap,
-                                       uint64_t* out, int nw) {
-        int w, nfull = 64 * nw <= cap ? nw : nw - 1;
-        for (w = 0; w < nfull; w++)
-            out[w] = bhrf_zero_mask32(color + 64 * w)
-                     | (bhrf_zero_mask32(color + 64 * w + 32) << 32);
-        if (nfull < nw)
-            out[nfull] = bhrf_zero_mask32(color + 64 * nfull)
-                         | (bhrf_zero_tail(color, 64 * nfull + 32, nn) << 32);
-        if (nn & 63) out[nw - 1] &= ((uint64_t)1 << (nn & 63)) - 1;
-    }
     /* Position of the k-th (from 0) set bit of x, k < popcount(x).
        Broadword select (Vigna 2008): bytes' running counts, then the bit
        within the byte by clearing the lowest set bits. */
@@ -136,19 +99,18 @@ cdef extern from *:
         return bhrf_fast_pdep;
     }
     static inline int bhrf_select64(uint64_t x, int k) {
-        if (__builtin_expect(bhrf_fast_pdep < 0, 0))
-            bhrf_pdep_check();
-        if (bhrf_fast_pdep)
+        if (bhrf_fast_pdep > 0)         /* set at import (bhrf_pdep_check) */
             return __builtin_ctzll(_pdep_u64((uint64_t)1 << k, x));
         return bhrf_select64_bw(x, k);
     }
     #else
+    static int bhrf_pdep_check(void) { return 0; }
     static inline int bhrf_select64(uint64_t x, int k) { return bhrf_select64_bw(x, k); }
     #endif
     """
-    void bhrf_empty_bits(const unsigned char* color, int nn, int cap, uint64_t* out, int nw) nogil
     int bhrf_select64(uint64_t x, int k) nogil
     int bhrf_select64_bw(uint64_t x, int k) nogil
+    int bhrf_pdep_check() nogil
     int popcount64 "__builtin_popcountll"(uint64_t x) nogil
     int ctz64 "__builtin_ctzll"(uint64_t x) nogil
 
@@ -514,9 +476,8 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
     cdef uint64_t x
     cdef int nw = f.nw, c = b.to_move, w, k, t, j, r, nc = 0, live
     cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y, tot
-    bhrf_empty_bits(b.color, f.nn, MAXNN, cand, nw)
     for w in range(nw):
-        cand[w] &= rb[w]
+        cand[w] = b.empty_bits[w] & rb[w]
         cnt[w] = popcount64(cand[w])
         nc += cnt[w]
     # accept_p needs equation (1)'s denominator, which the weighed draw
@@ -606,6 +567,9 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
 
 
 # ---------------------------------------------------------------- Python API
+bhrf_pdep_check()       # PDEP or the broadword select, once per process
+
+
 def select64(uint64_t x, int k, bint broadword=False):
     """Position of the k-th (from 0) set bit of x, by the select the
     rollout uses on this machine or (broadword) the portable one; for

@@ -38,6 +38,7 @@ ctypedef struct board_t:
     uint64_t hash          # Zobrist hash of the stones (positional)
     int n_empty            # entries in empty_list
     int16_t hist[NHIST]    # last moves, hist[0] newest; pass = nn; -1 none
+    uint64_t empty_bits[MAXW]  # bit p set iff p is empty (p < nn), kept with empty_list
     uint8_t color[MAXPT]   # EMPTY/BLACK/WHITE per point; OFFBOARD at SENT
     uint16_t nbc[MAXPT]    # neighbour counts: bits 0-3 empty, 4-7 black, 8-11 white
                            # (nbc[SENT] takes writes and is never read)

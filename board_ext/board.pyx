@@ -143,6 +143,10 @@ cdef void board_init(board_t* b, const geom_t* g) noexcept nogil:
     b.captures[0] = b.captures[1] = b.captures[2] = 0
     b.hash = 0
     b.n_empty = g.nn
+    for p in range(MAXW):
+        b.empty_bits[p] = 0
+    for p in range(g.nn):
+        b.empty_bits[p >> 6] |= (<uint64_t>1) << (p & 63)
     for p in range(NHIST):
         b.hist[p] = -1
     for p in range(g.nn):
@@ -194,12 +198,14 @@ cdef inline void _empty_remove(board_t* b, int p) noexcept nogil:
     b.empty_list[i] = last
     b.empty_pos[last] = i
     b.n_empty -= 1
+    b.empty_bits[p >> 6] &= ~((<uint64_t>1) << (p & 63))
 
 
 cdef inline void _empty_add(board_t* b, int p) noexcept nogil:
     b.empty_list[b.n_empty] = p
     b.empty_pos[p] = b.n_empty
     b.n_empty += 1
+    b.empty_bits[p >> 6] |= (<uint64_t>1) << (p & 63)
 
 
 cdef int _merge(board_t* b, int a, int r) noexcept nogil:
@@ -859,6 +865,9 @@ cdef class Board:
                 if got_l != libs or b.libcnt[r] != len(libs):
                     raise AssertionError(f"liberties of chain {r}: {sorted(got_l)} "
                                          f"count {b.libcnt[r]}, want {sorted(libs)}")
+        for p in range(nn):
+            if bool(b.empty_bits[p >> 6] >> (p & 63) & 1) != (b.color[p] == EMPTY):
+                raise AssertionError(f"empty bit at {p} wrong")
         if b.n_empty != sum(1 for p in range(nn) if b.color[p] == EMPTY):
             raise AssertionError("empty list length wrong")
         reps = set(seen.values())
