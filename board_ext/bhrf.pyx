@@ -446,64 +446,19 @@ cdef inline bint _playable(const board_t* b, int r, int c) noexcept nogil:
     return b.color[r] == EMPTY and board_playable(b, r, c)
 
 
-cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint* play) noexcept nogil:
-    """Algorithm 3's draw: a legal, non-eye reply of context s with
-    probability u_r / sum u over those replies (equation 1), u_r = mean +
-    b sqrt(ln tot / n_r); returns it (-1 if there is none, or all their u_r
-    are 0), and in play whether to play it, with probability min(1, u_r)
-    (or P(r|c) = u_r / sum u, accept_p; or mean_r, accept_mean).
-
-    The candidates are the context's replies on empty points: its reply
-    bitset AND the board's empty points.  By rejection: a trial picks a
-    candidate uniformly (the k-th set bit) and accepts it with probability
-    u_r / (1 + b lg) (u_r <= 1 + b lg since mean <= 1 and n_r >= 1); an
-    accepted candidate that is an own eye or illegal is struck out of the
-    candidates (they still hold every playable reply, so the draw stays
-    exact) and the trials go on.  After TRIES trials, weigh the remaining
-    candidates by u_r and draw by the running sum, striking out as before.
-
-    Play: an accepted trial's uniform y (y < u_r / top) gives y top / u_r,
-    uniform on [0, 1) and independent of the choice, so "y top < u_r
-    min(1, u_r)" plays with probability min(1, u_r) without another draw
-    (and "y top < u_r mean_r" with probability mean_r)."""
+cdef int _weighed_draw(const forest_t* f, const board_t* b, rng_t* rng, int s, uint64_t* cand,
+                       bint* play) noexcept nogil:
+    """The end of the soft-UCT draw, out of line so that its arrays do not
+    weigh on every call's frame: the remaining candidates weighed by u_r,
+    drawn by the running sum, striking out as before."""
     cdef const ctx_t* C = &f.ctx[s]
     cdef const rec_t* recs = f.rec + C.start
     cdef const uint64_t* rb = f.cbits + s * f.nw
-    cdef uint64_t cand[MAXW]
-    cdef int cnt[MAXW]
     cdef float wt[MAXNN]
     cdef int idx[MAXNN]
     cdef uint64_t x
-    cdef int nw = f.nw, c = b.to_move, w, k, t, j, r, nc = 0, live
-    cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y, tot
-    for w in range(nw):
-        cand[w] = b.empty_bits[w] & rb[w]
-        cnt[w] = popcount64(cand[w])
-        nc += cnt[w]
-    # accept_p needs equation (1)'s denominator, which the weighed draw
-    # below sums anyway: it skips the rejection trials.
-    for t in range(0 if f.accept_p else TRIES):
-        if nc == 0:
-            return -1
-        x = _rnd(rng)                   # high half: the candidate; bits 8-31: the test
-        k = <int>(((x >> 32) * <uint64_t>nc) >> 32)
-        w = 0
-        while k >= cnt[w]:
-            k -= cnt[w]
-            w += 1
-        r = bhrf_select64(cand[w], k)
-        j = _rank(rb, w, r)
-        u = recs[j].mean + lgb * recs[j].isq
-        y = <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
-        if y >= u:
-            continue
-        if _playable(b, (w << 6) + r, c):
-            play[0] = y < u * (recs[j].mean if f.accept_mean else (u if u < 1 else 1))
-            return (w << 6) + r
-        cand[w] &= ~((<uint64_t>1) << r)
-        cnt[w] -= 1
-        nc -= 1
-    # weighed draw over the remaining candidates
+    cdef int nw = f.nw, c = b.to_move, w, k, j, r, live
+    cdef float lgb = f.b * C.lg, u, y, tot
     live = 0
     tot = 0
     for w in range(nw):
@@ -535,6 +490,64 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         wt[k] = wt[live]
         idx[k] = idx[live]
     return -1
+
+
+cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint* play) noexcept nogil:
+    """Algorithm 3's draw: a legal, non-eye reply of context s with
+    probability u_r / sum u over those replies (equation 1), u_r = mean +
+    b sqrt(ln tot / n_r); returns it (-1 if there is none, or all their u_r
+    are 0), and in play whether to play it, with probability min(1, u_r)
+    (or P(r|c) = u_r / sum u, accept_p; or mean_r, accept_mean).
+
+    The candidates are the context's replies on empty points: its reply
+    bitset AND the board's empty points.  By rejection: a trial picks a
+    candidate uniformly (the k-th set bit) and accepts it with probability
+    u_r / (1 + b lg) (u_r <= 1 + b lg since mean <= 1 and n_r >= 1); an
+    accepted candidate that is an own eye or illegal is struck out of the
+    candidates (they still hold every playable reply, so the draw stays
+    exact) and the trials go on.  After TRIES trials, weigh the remaining
+    candidates by u_r and draw by the running sum, striking out as before.
+
+    Play: an accepted trial's uniform y (y < u_r / top) gives y top / u_r,
+    uniform on [0, 1) and independent of the choice, so "y top < u_r
+    min(1, u_r)" plays with probability min(1, u_r) without another draw
+    (and "y top < u_r mean_r" with probability mean_r)."""
+    cdef const ctx_t* C = &f.ctx[s]
+    cdef const rec_t* recs = f.rec + C.start
+    cdef const uint64_t* rb = f.cbits + s * f.nw
+    cdef uint64_t cand[MAXW]
+    cdef int cnt[MAXW]
+    cdef uint64_t x
+    cdef int nw = f.nw, c = b.to_move, w, k, t, j, r, nc = 0
+    cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y
+    for w in range(nw):
+        cand[w] = b.empty_bits[w] & rb[w]
+        cnt[w] = popcount64(cand[w])
+        nc += cnt[w]
+    # accept_p needs equation (1)'s denominator, which the weighed draw
+    # below sums anyway: it skips the rejection trials.
+    for t in range(0 if f.accept_p else TRIES):
+        if nc == 0:
+            return -1
+        x = _rnd(rng)                   # high half: the candidate; bits 8-31: the test
+        k = <int>(((x >> 32) * <uint64_t>nc) >> 32)
+        w = 0
+        while k >= cnt[w]:
+            k -= cnt[w]
+            w += 1
+        r = bhrf_select64(cand[w], k)
+        j = _rank(rb, w, r)
+        u = recs[j].mean + lgb * recs[j].isq
+        y = <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
+        if y >= u:
+            continue
+        if _playable(b, (w << 6) + r, c):
+            play[0] = y < u * (recs[j].mean if f.accept_mean else (u if u < 1 else 1))
+            return (w << 6) + r
+        cand[w] &= ~((<uint64_t>1) << r)
+        cnt[w] -= 1
+        nc -= 1
+    return _weighed_draw(f, b, rng, s, cand, play)
 
 
 cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
