@@ -42,7 +42,8 @@ ctypedef struct board_t:
     uint8_t color[MAXPT]   # EMPTY/BLACK/WHITE per point; OFFBOARD at SENT
     uint16_t nbc[MAXPT]    # neighbour counts: bits 0-3 empty, 4-7 black, 8-11 white
                            # (nbc[SENT] takes writes and is never read)
-    int16_t chain[MAXPT]   # representative point of the chain at p (stones only); -1 at SENT
+    int16_t chain[MAXPT]   # representative point of the chain at p (stones only); at SENT
+                           # any real point (read by the four-slot loops, never used)
     int16_t chain_size[MAXNN]    # stones of chain, valid at the representative
     int16_t libcnt[MAXNN]        # liberties of chain (popcount of its libs), at the rep.
     int16_t empty_list[MAXNN]    # the empty points, unordered
@@ -135,7 +136,7 @@ cdef inline int board_playable(const board_t* b, int p, int c) noexcept nogil:
     ``not board_is_eye(b, p, c) and board_legal(b, p, c)``, with one read
     of p's neighbour counts in the common case."""
     cdef const geom_t* g = b.g
-    cdef int i, bad, nb = b.nbc[p]
+    cdef int nb = b.nbc[p]
     if nb & 15:
         return 1    # an empty neighbour: a liberty, no eye, and not the ko point
                     # (a point just retaken in a ko has no empty neighbour)
