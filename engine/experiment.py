@@ -88,12 +88,14 @@ def variant_label(v):
 _EVAL_CACHE = {}
 
 
-def make_engine(sets, size):
+def make_engine(sets, size, side=0):
     """A search for config overrides `sets`; the net is loaded once per
-    worker process and shared by both sides."""
+    worker process and side.  Each side has its own evaluator, so its own
+    cache of net outputs: a cache shared by both would hand one side the
+    forward passes the other paid for (at equal time, free simulations)."""
     from engine import factory
     cfg = config_mod.load(None, sets)
-    key = (size, cfg.prior.evaluator, cfg.net.weights, cfg.net.threads)
+    key = (size, cfg.prior.evaluator, cfg.net.weights, cfg.net.threads, side)
     if key not in _EVAL_CACHE:
         _EVAL_CACHE[key] = factory.load_evaluator(cfg, size)
     return factory.make_search(cfg, _EVAL_CACHE[key]), cfg
@@ -103,7 +105,9 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None):
     """One game between two configs; returns a record dict."""
     engines = {}
     for color, sets in ((BLACK, sets_black), (WHITE, sets_white)):
-        s, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size)
+        s, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size, side=color)
+        if hasattr(s.evaluator, "clear_cache"):
+            s.evaluator.clear_cache()       # every game starts with a cold cache on both sides
         engines[color] = s
     b = Board(size)
     moves, winner, reason = [], None, "score"

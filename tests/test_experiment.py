@@ -31,3 +31,14 @@ def test_collect_uses_records_then_stored_tallies(tmp_path):
     # with nothing stored it is simply not run
     rows = {r["label"]: r for r in experiment.collect(exp, str(tmp_path))}
     assert rows["b-1"]["games"] == 0
+
+
+def test_each_side_has_its_own_evaluator():
+    """A shared evaluator cache would give one side the net passes the
+    other paid for; each colour gets its own evaluator in a worker."""
+    a, _ = experiment.make_engine(["prior.evaluator=uniform"], 9, side=1)
+    b, _ = experiment.make_engine(["prior.evaluator=uniform"], 9, side=2)
+    a2, _ = experiment.make_engine(["prior.evaluator=uniform", "search.seed=9"], 9, side=1)
+    assert a.evaluator is not None and b.evaluator is not None
+    assert a.evaluator is not b.evaluator
+    assert a2.evaluator is a.evaluator          # loaded once per side and process
