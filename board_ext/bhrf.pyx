@@ -446,22 +446,20 @@ cdef inline bint _playable(const board_t* b, int r, int c) noexcept nogil:
     return b.color[r] == EMPTY and board_playable(b, r, c)
 
 
-cdef int _weighed_draw(const forest_t* f, const board_t* b, rng_t* rng, int s, uint64_t* cand,
-                       bint* play) noexcept nogil:
-    """The end of the soft-UCT draw, out of line so that its arrays do not
-    weigh on every call's frame: the remaining candidates weighed by u_r,
-    drawn by the running sum, striking out as before."""
-    cdef const ctx_t* C = &f.ctx[s]
-    cdef const rec_t* recs = f.rec + C.start
-    cdef const uint64_t* rb = f.cbits + s * f.nw
+cdef int _weighed_draw(const forest_t* f, const board_t* b, rng_t* rng, const rec_t* recs,
+                       const uint64_t* rb, float lgb, uint64_t* cand, bint* play) noexcept nogil:
+    """The end of the soft-UCT draw (recs, rb, lgb: the context's records,
+    reply bits and b lg), out of line so that its arrays do not weigh on
+    every call's frame: the remaining candidates weighed by u_r, drawn by
+    the running sum, striking out as before."""
     cdef float wt[MAXNN]
     cdef int idx[MAXNN]
     cdef uint64_t x
-    cdef int nw = f.nw, c = b.to_move, w, k, j, r, live
-    cdef float lgb = f.b * C.lg, u, y, tot
+    cdef int c = b.to_move, w, k, j, r, live
+    cdef float u, y, tot
     live = 0
     tot = 0
-    for w in range(nw):
+    for w in range(f.nw):
         x = cand[w]
         while x:
             r = ctz64(x)
@@ -547,7 +545,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         cand[w] &= ~((<uint64_t>1) << r)
         cnt[w] -= 1
         nc -= 1
-    return _weighed_draw(f, b, rng, s, cand, play)
+    return _weighed_draw(f, b, rng, recs, rb, lgb, cand, play)
 
 
 cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
