@@ -99,6 +99,8 @@ class BhrfConfig:
 class NetConfig:
     weights: str = _f("", doc="weights file; empty = nets/weights/<size>x<size>.pt")
     threads: int = _f(1, 1, 64, doc="torch threads")
+    device: str = _f("cpu", choices=("cpu", "cuda", "auto"),
+                     doc="where the net runs: cpu, cuda (a GPU torch sees), auto (cuda if there is one)")
     cache_size: int = _f(20000, 0, 10**7, doc="evaluator cache entries")
     required: bool = _f(False, doc="fail if no weights for this size (else play without the net)")
     rawnet: bool = _f(False, doc="play the net's most probable legal move, no search")

@@ -28,13 +28,19 @@ def load_evaluator(cfg, size):
     if kind == "uniform":
         from engine.evaluator import UniformEvaluator
         return UniformEvaluator()
-    from nets.evaluator import Evaluator, available_sizes, weights_path   # torch stays lazy here
+    from nets.evaluator import Evaluator, available_sizes, resolve_device, weights_path   # torch stays lazy here
+    try:
+        device = resolve_device(cfg.net.device)
+    except ValueError as e:     # a GPU asked for and absent: a config error, not "no net"
+        from engine.config import ConfigError
+        raise ConfigError(f"net.device: {e}") from None
     src = cfg.net.weights or size
     path = cfg.net.weights or weights_path(size)
     if not os.path.exists(path):
         raise NoNet(f"{path} does not exist (shipped sizes: {available_sizes() or 'none'})")
     try:
-        ev = Evaluator.load(src, threads=cfg.net.threads, cache_size=cfg.net.cache_size)
+        ev = Evaluator.load(src, threads=cfg.net.threads, cache_size=cfg.net.cache_size,
+                            device=device)
     except ValueError as e:
         raise NoNet(str(e)) from None
     if ev.board_size != size:

@@ -88,6 +88,20 @@ def config_from_state_dict(sd: dict, where: str = "weights"):
         raise WeightsError(f"{where}: {e}") from None
 
 
+def resolve_device(device: str) -> str:
+    """"cpu", "cuda" or "auto" -> the torch device the net runs on; "cuda"
+    without a GPU that torch sees is a ValueError."""
+    import torch
+    if device not in ("cpu", "cuda", "auto"):
+        raise ValueError(f"net device must be cpu, cuda or auto, got {device!r}")
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("net device is cuda, but torch sees no CUDA device "
+                         "(use net.device = cpu or auto)")
+    return device
+
+
 class Evaluator:
     """Batched move priors (+ Conv7 features) of a :class:`nets.model.PolicyNet`.
 
@@ -96,10 +110,15 @@ class Evaluator:
     intra-op thread count.  ``precision``: "fp32" (default; the net runs
     channels_last, which oneDNN runs faster on CPU) or "bf16" (autocast;
     3-4x faster at batch >= 16 on CPUs with AMX, outputs still float32).
+    ``device``: "cpu" (default), "cuda" (a GPU torch sees; ValueError if
+    none) or "auto" (cuda when there is one, else cpu).  On a GPU the planes
+    go over per batch and the outputs come back as float32 numpy, so the
+    search sees no difference.
     """
 
     def __init__(self, model, threads: int | None = 1, cache_size: int = 4096,
-                 name: str | None = None, path: str | None = None, precision: str = "fp32"):
+                 name: str | None = None, path: str | None = None, precision: str = "fp32",
+                 device: str = "cpu"):
         import torch
         from board_ext.features import NUM_PLANES
         if threads:
@@ -107,9 +126,10 @@ class Evaluator:
         self._torch = torch
         if precision not in ("fp32", "bf16"):
             raise ValueError(f"precision must be 'fp32' or 'bf16', got {precision!r}")
+        self.device = resolve_device(device)
         self.precision = precision
         self.channels_last = precision == "fp32"
-        self.model = model.eval()
+        self.model = model.eval().to(self.device)
         if self.channels_last:
             self.model = self.model.to(memory_format=torch.channels_last)
         for p in self.model.parameters():
@@ -133,7 +153,7 @@ class Evaluator:
     @classmethod
     def load(cls, path_or_size, threads: int | None = 1, cache_size: int = 4096,
              weights_dir: str = WEIGHTS_DIR, expect_config=None,
-             precision: str = "fp32") -> "Evaluator":
+             precision: str = "fp32", device: str = "cpu") -> "Evaluator":
         """Evaluator from shipped weights: ``path_or_size`` is a board size
         (``nets/weights/<n>x<n>.pt``) or a path.  A board size also requires
         the file's net to be for that size; ``expect_config`` (a ModelConfig)
@@ -178,7 +198,7 @@ class Evaluator:
             raise WeightsError(f"{path}: state_dict does not match {cfg.name}: {e}") from None
         name = os.path.splitext(os.path.basename(path))[0]
         return cls(model, threads=threads, cache_size=cache_size, name=name, path=path,
-                   precision=precision)
+                   precision=precision, device=device)
 
     # -- evaluation ------------------------------------------------------------
     def _run(self, boards):
@@ -191,18 +211,20 @@ class Evaluator:
             self._buf = np.empty((B, self._nplanes, n, n), np.float32)
         x = planes_batch(boards, out=self._buf)[:B]
         xt = torch.from_numpy(x)
+        if self.device != "cpu":
+            xt = xt.to(self.device)
         if self.channels_last:
             xt = xt.contiguous(memory_format=torch.channels_last)
         with torch.inference_mode(), self._autocast():
             logits, feats = self.model.forward_with_features(xt)
-            logits = logits.float().numpy().copy()
+            logits = logits.float().cpu().numpy().copy()
             # (B, C, n, n) in NCHW order whatever the memory format
-            feats = feats.float().contiguous().reshape(B, -1).numpy()
+            feats = feats.float().contiguous().reshape(B, -1).cpu().numpy()
         return logits, feats
 
     def _autocast(self):
         if self.precision == "bf16":
-            return self._torch.autocast("cpu", self._torch.bfloat16)
+            return self._torch.autocast(self.device, self._torch.bfloat16)
         return contextlib.nullcontext()   # an autocast(enabled=False) costs ~25 us
 
     def evaluate(self, boards, want_features: bool = False):

@@ -246,6 +246,42 @@ def test_evaluator_priors_are_legal_distributions():
     assert none is None and p1[ko] == 0
 
 
+def test_evaluator_device():
+    """net.device: auto follows torch; cuda without a GPU is a clear error (at
+    the evaluator, and naming the key at the factory, not a silent "no
+    net"); with a GPU the priors and features match the CPU's."""
+    import copy
+    from engine import config as C
+    from engine import factory
+    from nets.evaluator import resolve_device
+    has_gpu = torch.cuda.is_available()
+    assert resolve_device("auto") == ("cuda" if has_gpu else "cpu")
+    assert resolve_device("cpu") == "cpu"
+    with pytest.raises(ValueError, match="cpu, cuda or auto"):
+        resolve_device("tpu")
+    with pytest.raises(C.ConfigError, match="net.device"):
+        C.load(None, ["net.device=tpu"])
+    torch.manual_seed(0)
+    model = PolicyNet(ModelConfig(board_size=N))
+    gpu_model = copy.deepcopy(model)
+    b = Board(N)
+    for m in GAMES[1][0][:20]:
+        b.play(m)
+    p_cpu, f_cpu = Evaluator(model, cache_size=0).evaluate([b], want_features=True)
+    if has_gpu:
+        ev = Evaluator(gpu_model, cache_size=0, device="cuda")
+        assert next(ev.model.parameters()).is_cuda
+        p, f = ev.evaluate([b], want_features=True)
+        assert p.dtype == np.float32 and np.allclose(p, p_cpu, atol=1e-3)
+        assert np.allclose(f, f_cpu, atol=1e-3)
+    else:
+        with pytest.raises(ValueError, match="no CUDA device"):
+            Evaluator(gpu_model, device="cuda")
+        cfg = C.load(None, ["prior.evaluator=net", "net.device=cuda"])
+        with pytest.raises(C.ConfigError, match="net.device"):
+            factory.load_evaluator(cfg, 9)
+
+
 def test_bad_weights_raise(tmp_path):
     torch.manual_seed(0)
     sd = {k: v.half() for k, v in PolicyNet(ModelConfig.tiny(7)).state_dict().items()}

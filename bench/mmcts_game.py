@@ -1,0 +1,88 @@
+"""M-MCTS against the same search without memory in real games at equal
+time, with counters: simulations, net forward passes and evaluator cache
+hits of each side.
+
+    python bench/mmcts_game.py --seeds 1 2 3 4 --seconds 0.5
+
+Both sides ask the net at every new node (the equal-time rows of
+configs/paper/mmcts-equal-time.toml with prior.dcnn_nodes unbounded); the
+memory side alternates colour with the seed. One line per game, then the
+totals; the last line is the memory side's share of the baseline's net
+forward passes, what the memory's own work (query, add, updates) costs it.
+"""
+import argparse
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from board_ext.board import BLACK, WHITE, Board  # noqa: E402
+from engine import experiment  # noqa: E402
+from engine.search import RESIGN  # noqa: E402
+
+COMMON = ["search.rollout=expert", "search.early_stop=false", "prior.evaluator=net",
+          "prior.cnn_strength=200", "prior.dcnn_nodes=1000000000", "search.playouts=1000000000"]
+MEMORY = ["memory.enabled=true", "memory.M=50", "memory.tau=0.1"]
+
+
+def game(seed, seconds, size, extra):
+    mem_color = BLACK if seed % 2 == 0 else WHITE
+    eng = {}
+    for color in (BLACK, WHITE):
+        sets = COMMON + (MEMORY + extra if color == mem_color else [])
+        s, _ = experiment.make_engine(sets + [f"search.seed={seed * 2 + color}"], size, side=color)
+        s.evaluator.clear_cache()
+        eng[color] = s
+    b = Board(size)
+    sims = {BLACK: 0, WHITE: 0}
+    while True:
+        c = b.to_move
+        s = eng[c]
+        s.set_position(b, 7.0)
+        r = s.run(seconds=seconds, playouts=None)
+        sims[c] += r.playouts
+        if r.move == RESIGN:
+            break
+        b.play(r.move)
+        if b.passes >= 2 or b.move_count > 3 * size * size:
+            break
+    out = {}
+    for role, color in (("memory", mem_color), ("baseline", 3 - mem_color)):
+        misses = eng[color].evaluator.cache_info()["misses"]
+        out[role] = {"sims": sims[color], "passes": misses, "hits": sims[color] - misses}
+    out["moves"] = b.move_count
+    st = eng[mem_color].memory.stats()
+    out["entries"], out["candidates"] = st["entries"], st["mean_candidates"]
+    out["memory_color"] = "black" if mem_color == BLACK else "white"
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--seconds", type=float, default=0.5)
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--set", nargs="*", default=[], help="more memory-side overrides")
+    args = ap.parse_args()
+    tot = {"memory": [0, 0, 0], "baseline": [0, 0, 0]}
+    for seed in args.seeds:
+        t = time.perf_counter()
+        g = game(seed, args.seconds, args.size, args.set)
+        m, o = g["memory"], g["baseline"]
+        for role in tot:
+            for i, k in enumerate(("sims", "passes", "hits")):
+                tot[role][i] += g[role][k]
+        print(f"seed {seed}: memory {g['memory_color']}, {g['moves']} moves, {time.perf_counter() - t:.0f} s; "
+              f"simulations {m['sims']} / {o['sims']} ({m['sims'] / o['sims']:.2f}), "
+              f"net passes {m['passes']} / {o['passes']} ({m['passes'] / o['passes']:.2f}), "
+              f"cache hits {m['hits']} / {o['hits']} (memory / baseline); "
+              f"{g['entries']} memory entries, {g['candidates']:.0f} SimHash candidates a query", flush=True)
+    m, o = tot["memory"], tot["baseline"]
+    print(f"simulation ratio: {m[0] / o[0]:.3f}")
+    print(f"cache hit ratio: {m[2] / max(o[2], 1):.3f}")
+    print(f"net pass ratio: {m[1] / o[1]:.3f}")
+
+
+if __name__ == "__main__":
+    main()
