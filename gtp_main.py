@@ -16,8 +16,10 @@ def main(argv=None):
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
     args = ap.parse_args(argv)
     from engine.config import ConfigError, load
+    from engine.factory import net_device
     try:
         cfg = load(args.config, args.set)
+        net_device(cfg)         # net.device = cuda where torch sees no GPU stops here
     except ConfigError as e:
         print(f"gtp_main: {e}", file=sys.stderr)
         return 2

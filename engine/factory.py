@@ -28,12 +28,8 @@ def load_evaluator(cfg, size):
     if kind == "uniform":
         from engine.evaluator import UniformEvaluator
         return UniformEvaluator()
-    from nets.evaluator import Evaluator, available_sizes, resolve_device, weights_path   # torch stays lazy here
-    try:
-        device = resolve_device(cfg.net.device)
-    except ValueError as e:     # a GPU asked for and absent: a config error, not "no net"
-        from engine.config import ConfigError
-        raise ConfigError(f"net.device: {e}") from None
+    from nets.evaluator import Evaluator, available_sizes, weights_path   # torch stays lazy here
+    device = net_device(cfg)    # a GPU asked for and absent: a config error, not "no net"
     src = cfg.net.weights or size
     path = cfg.net.weights or weights_path(size)
     if not os.path.exists(path):
@@ -46,6 +42,20 @@ def load_evaluator(cfg, size):
     if ev.board_size != size:
         raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
     return ev
+
+
+def net_device(cfg):
+    """The torch device of ``net.device`` ("cpu" without importing torch);
+    ConfigError naming the key when it asks for a GPU that torch does not
+    see."""
+    if cfg.net.device == "cpu":
+        return "cpu"
+    from engine.config import ConfigError
+    from nets.evaluator import resolve_device
+    try:
+        return resolve_device(cfg.net.device)
+    except ValueError as e:
+        raise ConfigError(f"net.device: {e}") from None
 
 
 def make_memory(cfg, evaluator):

@@ -620,6 +620,25 @@ def test_bad_config_on_command_line():
     assert r.returncode == 2 and "search.nope" in r.stderr and r.stdout == ""
 
 
+def test_net_device_without_gpu_is_refused():
+    """net.device = cuda where torch sees no GPU: gtp_main stops with the
+    key named, go-param refuses it and keeps the old value; auto is taken
+    (it falls back to the CPU)."""
+    import torch
+    from engine import factory
+    if torch.cuda.is_available():
+        assert factory.net_device(load(None, ["net.device=cuda"])) == "cuda"
+        return
+    r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--set", "net.device=cuda"],
+                       input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and "net.device" in r.stderr and "no CUDA device" in r.stderr
+    eng = make_engine()
+    assert "net.device" in fail(eng, "go-param net.device cuda")
+    assert eng.cfg.net.device == "cpu"
+    ok(eng, "go-param net.device auto")
+    assert eng.cfg.net.device == "auto" and factory.net_device(eng.cfg) == "cpu"
+
+
 # ------------------------------------------------------------------ fuzz
 WORDS = ["b", "w", "B", "white", "x", "E5", "e5", "D4", "A1", "J9", "A0", "Z99", "T19", "pass", "PASS",
          "0", "1", "2", "3", "9", "-1", "1.5", "abc", "#", "dead", "alive", "seki", "none", "absolute",

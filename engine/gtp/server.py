@@ -1065,6 +1065,13 @@ class GtpServer:
         elif table in ("search", "prior", "pool", "memory", "bhrf"):
             self._search = None          # rebuilt with the new settings at the next search
         elif table == "net":
+            if key == "net.device":
+                from engine.factory import net_device
+                try:
+                    net_device(new)
+                except configmod.ConfigError as e:
+                    self.cfg = old
+                    raise GtpFail(str(e)) from None
             self._evaluators.clear()
             self._search = None
         elif table == "time":
