@@ -6,7 +6,8 @@ hits of each side.
 
 Both sides ask the net at every new node (the equal-time rows of
 configs/paper/mmcts-equal-time.toml with prior.dcnn_nodes unbounded); the
-memory side alternates colour with the seed. One line per game, then the
+memory side alternates colour with the seed. The games are the experiment
+runner's (engine.experiment.play_game). One line per game, then the
 totals; the last line is the memory side's share of the baseline's net
 forward passes, what the memory's own work (query, add, updates) costs it.
 """
@@ -17,9 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from board_ext.board import BLACK, WHITE, Board  # noqa: E402
 from engine import experiment  # noqa: E402
-from engine.search import RESIGN  # noqa: E402
 
 COMMON = ["search.rollout=expert", "search.early_stop=false", "prior.evaluator=net",
           "prior.cnn_strength=200", "prior.dcnn_nodes=1000000000", "search.playouts=1000000000"]
@@ -27,34 +26,14 @@ MEMORY = ["memory.enabled=true", "memory.M=50", "memory.tau=0.1"]
 
 
 def game(seed, seconds, size, extra):
-    mem_color = BLACK if seed % 2 == 0 else WHITE
-    eng = {}
-    for color in (BLACK, WHITE):
-        sets = COMMON + (MEMORY + extra if color == mem_color else [])
-        s, _ = experiment.make_engine(sets + [f"search.seed={seed * 2 + color}"], size, side=color)
-        s.evaluator.clear_cache()
-        eng[color] = s
-    b = Board(size)
-    sims = {BLACK: 0, WHITE: 0}
-    while True:
-        c = b.to_move
-        s = eng[c]
-        s.set_position(b, 7.0)
-        r = s.run(seconds=seconds, playouts=None)
-        sims[c] += r.playouts
-        if r.move == RESIGN:
-            break
-        b.play(r.move)
-        if b.passes >= 2 or b.move_count > 3 * size * size:
-            break
-    out = {}
-    for role, color in (("memory", mem_color), ("baseline", 3 - mem_color)):
-        misses = eng[color].evaluator.cache_info()["misses"]
-        out[role] = {"sims": sims[color], "passes": misses, "hits": sims[color] - misses}
-    out["moves"] = b.move_count
-    st = eng[mem_color].memory.stats()
-    out["entries"], out["candidates"] = st["entries"], st["mean_candidates"]
-    out["memory_color"] = "black" if mem_color == BLACK else "white"
+    """Counters of one game: memory side White for odd seeds."""
+    mem = "black" if seed % 2 == 0 else "white"
+    sets = {mem: COMMON + MEMORY + extra, ("white" if mem == "black" else "black"): COMMON}
+    rec = experiment.play_game(sets["black"], sets["white"], size, 7.0, seed=seed, seconds=seconds)
+    out = {"memory_color": mem, "moves": len(rec["moves"]), "memory": rec[f"memory_{mem}"]}
+    for role, color in (("memory", mem), ("baseline", "white" if mem == "black" else "black")):
+        sims, passes = rec[f"sims_{color}"], rec[f"net_{color}"]
+        out[role + "_n"] = {"sims": sims, "passes": passes, "hits": sims - passes}
     return out
 
 
@@ -65,11 +44,11 @@ def main():
     ap.add_argument("--size", type=int, default=9)
     ap.add_argument("--set", nargs="*", default=[], help="more memory-side overrides")
     args = ap.parse_args()
-    tot = {"memory": [0, 0, 0], "baseline": [0, 0, 0]}
+    tot = {"memory_n": [0, 0, 0], "baseline_n": [0, 0, 0]}
     for seed in args.seeds:
         t = time.perf_counter()
         g = game(seed, args.seconds, args.size, args.set)
-        m, o = g["memory"], g["baseline"]
+        m, o = g["memory_n"], g["baseline_n"]
         for role in tot:
             for i, k in enumerate(("sims", "passes", "hits")):
                 tot[role][i] += g[role][k]
@@ -77,8 +56,9 @@ def main():
               f"simulations {m['sims']} / {o['sims']} ({m['sims'] / o['sims']:.2f}), "
               f"net passes {m['passes']} / {o['passes']} ({m['passes'] / o['passes']:.2f}), "
               f"cache hits {m['hits']} / {o['hits']} (memory / baseline); "
-              f"{g['entries']} memory entries, {g['candidates']:.0f} SimHash candidates a query", flush=True)
-    m, o = tot["memory"], tot["baseline"]
+              f"{g['memory']['entries']} memory entries, {g['memory']['candidates']:.0f} SimHash "
+              f"candidates a query", flush=True)
+    m, o = tot["memory_n"], tot["baseline_n"]
     print(f"simulation ratio: {m[0] / o[0]:.3f}")
     print(f"cache hit ratio: {m[2] / max(o[2], 1):.3f}")
     print(f"net pass ratio: {m[1] / o[1]:.3f}")

@@ -131,9 +131,18 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None):
         if b.passes < 2:
             reason = "move cap"
         winner = BLACK if score > 0 else WHITE if score < 0 else 0
-    return {"winner": {BLACK: "black", WHITE: "white", 0: "draw"}[winner], "reason": reason,
-            "score": score, "moves": moves, "seconds": time.time() - t0,
-            "sims_black": sims[BLACK], "sims_white": sims[WHITE]}
+    rec = {"winner": {BLACK: "black", WHITE: "white", 0: "draw"}[winner], "reason": reason,
+           "score": score, "moves": moves, "seconds": time.time() - t0,
+           "sims_black": sims[BLACK], "sims_white": sims[WHITE]}
+    for color, name in ((BLACK, "black"), (WHITE, "white")):
+        s = engines[color]
+        if hasattr(s.evaluator, "cache_info"):      # net forward passes (cache misses) this game
+            rec[f"net_{name}"] = s.evaluator.cache_info()["misses"]
+        if getattr(s, "memory", None) is not None:
+            st = s.memory.stats()
+            rec[f"memory_{name}"] = {"entries": st["entries"],
+                                     "candidates": round(st["mean_candidates"], 1)}
+    return rec
 
 
 def _game_job(path, v_sets, b_sets, size, komi, index, seconds):

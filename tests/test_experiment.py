@@ -33,6 +33,19 @@ def test_collect_uses_records_then_stored_tallies(tmp_path):
     assert rows["b-1"]["games"] == 0
 
 
+def test_game_record_counts_net_passes_and_memory():
+    """play_game records each side's net forward passes (its evaluator's
+    cache misses, the cache cleared at the start of the game) and the
+    memory side's memory counters."""
+    common = ["prior.evaluator=net", "search.playouts=6", "search.early_stop=false",
+              "search.rollout=random", "prior.dcnn_nodes=1000000000"]
+    rec = experiment.play_game(common + ["memory.enabled=true", "memory.M=5"], common, 9, 7.0, seed=3)
+    for side in ("black", "white"):
+        assert 0 < rec[f"net_{side}"] <= rec[f"sims_{side}"] + len(rec["moves"])
+    assert rec["memory_black"]["entries"] > 0 and rec["memory_black"]["candidates"] >= 0
+    assert "memory_white" not in rec
+
+
 def test_each_side_has_its_own_evaluator():
     """A shared evaluator cache would give one side the net passes the
     other paid for; each colour gets its own evaluator in a worker."""
