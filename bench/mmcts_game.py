@@ -27,11 +27,11 @@ MEMORY = ["memory.enabled=true", "memory.M=50", "memory.tau=0.1"]
 
 def game(seed, seconds, size, extra):
     """Counters of one game: memory side White for odd seeds."""
-    mem = "black" if seed % 2 == 0 else "white"
-    sets = {mem: COMMON + MEMORY + extra, ("white" if mem == "black" else "black"): COMMON}
+    mem, base = ("black", "white") if seed % 2 == 0 else ("white", "black")
+    sets = {mem: COMMON + MEMORY + extra, base: COMMON}
     rec = experiment.play_game(sets["black"], sets["white"], size, 7.0, seed=seed, seconds=seconds)
     out = {"memory_color": mem, "moves": len(rec["moves"]), "memory": rec[f"memory_{mem}"]}
-    for role, color in (("memory", mem), ("baseline", "white" if mem == "black" else "black")):
+    for role, color in (("memory", mem), ("baseline", base)):
         sims, passes = rec[f"sims_{color}"], rec[f"net_{color}"]
         out[role + "_n"] = {"sims": sims, "passes": passes, "hits": sims - passes}
     return out

@@ -95,7 +95,7 @@ def make_engine(sets, size, side=0):
     forward passes the other paid for (at equal time, free simulations)."""
     from engine import factory
     cfg = config_mod.load(None, sets)
-    key = (size, cfg.prior.evaluator, cfg.net.weights, cfg.net.threads, side)
+    key = (size, cfg.prior.evaluator, cfg.net, side)     # every [net] key (device, cache size...) counts
     if key not in _EVAL_CACHE:
         _EVAL_CACHE[key] = factory.load_evaluator(cfg, size)
     return factory.make_search(cfg, _EVAL_CACHE[key]), cfg
