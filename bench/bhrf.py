@@ -9,6 +9,7 @@ of the repeats kept.  Time is the searching thread's CPU time, so other
 processes on a loaded machine do not enter the figure (on a quiet machine
 it equals the wall time).
 
+``--set KEY=VALUE`` (repeatable) adds a config setting to every run.
 ``--moves K`` first searches the K positions of a fixed opening (the same
 moves for every run), so the measured search starts with the forest those
 searches left, as in a game (the forest is kept across moves); 0 measures
@@ -61,6 +62,8 @@ def main():
     ap.add_argument("--playouts", type=int, default=5000)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--moves", type=int, default=0, help="opening moves searched first (forest kept)")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="config setting for every run, e.g. bhrf.capacity=30000")
     args = ap.parse_args()
     moves = opening(args.size, args.moves)
     runs = {"random": ["search.rollout=random"],
@@ -69,7 +72,7 @@ def main():
     best = {k: float("inf") for k in runs}
     for _ in range(args.repeats):
         for k, sets in runs.items():
-            best[k] = min(best[k], per_sim(args.size, args.playouts, sets, moves))
+            best[k] = min(best[k], per_sim(args.size, args.playouts, args.set + sets, moves))
     for k in runs:
         print(f"{k}: {1e6 * best[k]:.1f} us/sim")
     print(f"last-reply cost ratio: {best['last-reply'] / best['random']:.2f}")

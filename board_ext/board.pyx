@@ -876,6 +876,8 @@ cdef class Board:
                 for w in range(nw):
                     if b.libs[p * nw + w] or b.stones[p * nw + w]:
                         raise AssertionError(f"bitsets at non-representative {p} not zero")
+                if b.libcnt[p]:
+                    raise AssertionError(f"liberty count at non-representative {p} not zero")
 
     def score(self, double komi=0.0):
         """Tromp-Taylor area score: black minus white minus komi."""

@@ -88,6 +88,9 @@ class BhrfConfig:
     b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
     fallback: str = _f("random", choices=("random", "expert"), doc="default rollout policy")
     max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")
+    capacity: int = _f(1_000_000, 1000, 100_000_000,
+                       doc="most pattern nodes kept; when full, known patterns still learn and no new one "
+                           "is added (the paper: unbounded)")
     root_context: bool = _f(False, doc="the game moves before the root are context for the first descent moves (deviation)")
     skip_expansion: bool = _f(False, doc="the move into the node a simulation added is stored as no reply (deviation)")
     accept: str = _f("estimate", choices=("estimate", "probability", "mean"),

@@ -90,7 +90,7 @@ class Search:
                 from board_ext.bhrf import Forest
                 b = c.bhrf
                 self.bhrf = Forest(size, epsilon=b.epsilon, selection=b.selection, b=b.b,
-                                   fallback=b.fallback, max_depth=b.max_depth,
+                                   fallback=b.fallback, max_depth=b.max_depth, capacity=b.capacity,
                                    root_context=b.root_context, skip_expansion=b.skip_expansion,
                                    accept=b.accept)
                 self.bhrf_size = size

@@ -101,11 +101,28 @@ def test_search_with_bhrf_persists_and_clears():
     assert s.bhrf.stats()["nodes"] == 0
 
 
+def test_search_forest_capacity_bounds_the_forest():
+    cfg = config.load(None, ["search.playouts=1500", "search.rollout=bhrf", "bhrf.capacity=1000",
+                             "search.early_stop=false", "search.seed=5"])
+    s = Search(cfg)
+    b = Board(9)
+    for _ in range(3):
+        s.set_position(b, 7.0)
+        r = s.run()
+        st = s.bhrf.stats()
+        assert st["nodes"] <= 1000
+        b.play(r.move)
+    assert st["nodes"] == 1000        # filled, then held at the bound
+    assert st["played"] > 0           # and still suggesting replies
+
+
 def test_bad_bhrf_config_names_key():
     with pytest.raises(config.ConfigError, match="bhrf.epsilon"):
         config.load(None, ["bhrf.epsilon=1.5"])
     with pytest.raises(config.ConfigError, match="bhrf.selection"):
         config.load(None, ["bhrf.selection=greedy"])
+    with pytest.raises(config.ConfigError, match="bhrf.capacity"):
+        config.load(None, ["bhrf.capacity=10"])
     with pytest.raises(ValueError, match="bhrf.epsilon"):
         Forest(9, epsilon=-0.1)
 
