@@ -159,6 +159,69 @@ cdef inline bint has_own_nbr(const board_t* b, int p, int c) noexcept nogil:
     return False
 
 
+# ---------------------------------------------------------------- priors
+# Weights of prior.evaluator = "expert" (engine/evaluator.py normalises
+# them): Fuego-like prior knowledge (GoUctDefaultPriorKnowledge) from the
+# expert policy's own rules, reduced; the values are this project's.
+cdef float PRIOR_CAPTURE = 1.0      # takes an opponent chain in atari
+cdef float PRIOR_DEFEND = 1.0       # gives an own chain in atari >= 2 liberties
+cdef float PRIOR_PATTERN = 0.6      # centre of a MoGo 3x3 pattern
+cdef float PRIOR_PLAIN = 0.25       # any other legal move
+cdef float PRIOR_EDGE = 0.05        # first line, no stone within Manhattan distance 2
+cdef float PRIOR_SELF_ATARI = 0.02  # leaves its own chain one liberty, captures nothing
+cdef float PRIOR_OWN_EYE = 0.01     # fills a true eye of its own
+cdef float PRIOR_PASS = 0.01
+PRIOR_WEIGHTS = dict(capture=PRIOR_CAPTURE, defend=PRIOR_DEFEND, pattern=PRIOR_PATTERN,
+                     plain=PRIOR_PLAIN, edge=PRIOR_EDGE, self_atari=PRIOR_SELF_ATARI,
+                     own_eye=PRIOR_OWN_EYE, pass_=PRIOR_PASS)
+
+
+cdef float _expert_weight(const board_t* b, int p, int c) noexcept nogil:
+    cdef const geom_t* g = b.g
+    cdef int i, n, x, y, dx, dy, s = g.size
+    if not board_legal(b, p, c):
+        return 0.0
+    if board_is_eye(b, p, c):
+        return PRIOR_OWN_EYE
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == 3 - c and board_libs(b, n) == 1:
+            return PRIOR_CAPTURE
+    cdef int la = libs_after(b, p, c)
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == c and board_libs(b, n) == 1 and la >= 2:
+            return PRIOR_DEFEND
+    if la <= 1:
+        return PRIOR_SELF_ATARI
+    if PAT3[pat_code(b, p)]:
+        return PRIOR_PATTERN
+    x = p % s
+    y = p // s
+    if s >= 7 and (x == 0 or y == 0 or x == s - 1 or y == s - 1):
+        # the diamond of radius 2 around p, clipped to the board
+        for dy in range(-2, 3):
+            for dx in range(abs(dy) - 2, 3 - abs(dy)):
+                if 0 <= x + dx < s and 0 <= y + dy < s and b.color[(y + dy) * s + x + dx] != EMPTY:
+                    return PRIOR_PLAIN
+        return PRIOR_EDGE
+    return PRIOR_PLAIN
+
+
+def expert_priors(Board board, float[::1] out):
+    """Unnormalised expert-knowledge prior weights of every move of the side
+    to move into out (length nn + 1, pass last); 0 for a move illegal under
+    simple ko (superko is the caller's)."""
+    cdef const board_t* b = board.b
+    cdef int nn = b.g.nn, p, c = b.to_move
+    if out.shape[0] != nn + 1:
+        raise ValueError(f"out must have {nn + 1} entries")
+    with nogil:
+        for p in range(nn):
+            out[p] = _expert_weight(b, p, c) if b.color[p] == EMPTY else 0.0
+        out[nn] = PRIOR_PASS
+
+
 # ---------------------------------------------------------------- policies
 cdef int random_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     cdef int n = b.n_empty, c = b.to_move, i, j, p

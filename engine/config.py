@@ -41,10 +41,11 @@ class SearchConfig:
 
 @dataclass(frozen=True)
 class PriorConfig:
-    evaluator: str = _f("net", choices=("none", "uniform", "net"),
-                        doc="where priors come from (net: none if no weights for the size)")
+    evaluator: str = _f("net", choices=("none", "uniform", "expert", "net"),
+                        doc="where priors come from (net: none if no weights for the size; "
+                            "expert: prior knowledge from the expert policy's rules, no net)")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
-    dcnn_nodes: int = _f(100, 0, 10**9, doc="the net is asked for the first n nodes of a search")
+    dcnn_nodes: int = _f(100, 0, 10**9, doc="the evaluator is asked for the first n nodes of a search")
     K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with net priors (0: the prior visits explore, as in Fuego/libEGO)")
 
 

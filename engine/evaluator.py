@@ -9,8 +9,10 @@
     (the net's Conv7 activations, flattened) when ``want_features``.
 
 ``nets.evaluator.Evaluator`` implements it with torch; this module holds the
-torch-free ones: ``UniformEvaluator`` (play without a net) and
-``ScriptedEvaluator`` (tests: fixed priors per move).
+torch-free ones: ``UniformEvaluator`` (play without a net),
+``ExpertEvaluator`` (Fuego-like prior knowledge from the expert rollout
+policy's rules, no net) and ``ScriptedEvaluator`` (tests: fixed priors per
+move).
 """
 import numpy as np
 
@@ -27,6 +29,27 @@ class UniformEvaluator:
             legal = b.legal_moves()
             out[i, legal] = 1.0
             out[i, n * n] = 1.0
+            out[i] /= out[i].sum()
+        return out, None
+
+
+class ExpertEvaluator:
+    """Prior knowledge without a net, after Fuego's GoUctDefaultPriorKnowledge
+    (reduced): the expert rollout policy's rules weigh every legal move
+    (``board_ext.playout.PRIOR_WEIGHTS``: captures and atari defences 1,
+    3x3 pattern moves 0.6, other moves 0.25, lone first-line moves 0.05,
+    self-ataris 0.02, filling an own eye and pass 0.01), normalised.  Costs
+    microseconds a position, so the search can ask it at every node (raise
+    ``prior.dcnn_nodes``); no features."""
+
+    feature_dim = 0
+
+    def evaluate(self, boards, want_features=False):
+        from board_ext.playout import expert_priors
+        n = boards[0].size
+        out = np.zeros((len(boards), n * n + 1), np.float32)
+        for i, b in enumerate(boards):
+            expert_priors(b, out[i])
             out[i] /= out[i].sum()
         return out, None
 

@@ -18,7 +18,8 @@ class NoNet(RuntimeError):
 def load_evaluator(cfg, size):
     """The Evaluator the config asks for at this board size.
 
-    prior.evaluator = none -> None; uniform -> UniformEvaluator; net -> the
+    prior.evaluator = none -> None; uniform -> UniformEvaluator; expert ->
+    ExpertEvaluator (prior knowledge, no net); net -> the
     torch net (nets.evaluator.Evaluator). Raises NoNet when the net is asked
     for but no fitting weights exist.
     """
@@ -28,6 +29,9 @@ def load_evaluator(cfg, size):
     if kind == "uniform":
         from engine.evaluator import UniformEvaluator
         return UniformEvaluator()
+    if kind == "expert":
+        from engine.evaluator import ExpertEvaluator
+        return ExpertEvaluator()
     from nets.evaluator import Evaluator, available_sizes, weights_path   # torch stays lazy here
     device = net_device(cfg)    # a GPU asked for and absent: a config error, not "no net"
     src = cfg.net.weights or size

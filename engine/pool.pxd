@@ -56,7 +56,7 @@ cdef class Tree:
     cdef rng_t rng
     # priors table: rows of nn+1 floats for the nodes that got net priors
     cdef float* priors
-    cdef int prior_rows, prior_used
+    cdef int prior_rows, prior_used, prior_alloc   # most rows, rows in use, rows allocated
     cdef int nn
     # pending leaves of a batch (virtual loss)
     cdef int32_t* pend_path       # [batch][MAXDEPTH]

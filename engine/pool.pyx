@@ -30,7 +30,7 @@ leaves; when the pool is empty the first child of the front node is
 recycled (O(1)).
 """
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
-from libc.stdlib cimport malloc, calloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, INFINITY
 from board_ext.board cimport (board_t, rng_t, Board, board_copy, board_play, board_legal,
@@ -71,7 +71,8 @@ cdef class Tree:
         size: board size.
         capacity: pool size Phi (>= 2).
         full_policy: stop | stunt | ensemble | flatten | recycle | fuego_gc.
-        prior_rows: how many nodes may hold net priors (dcnn_nodes).
+        prior_rows: how many nodes may hold priors in one search (dcnn_nodes;
+            at most capacity + 1; the table grows to it as needed).
     """
 
     def __cinit__(self, int size, int capacity, full_policy="recycle", int prior_rows=128,
@@ -117,8 +118,11 @@ cdef class Tree:
         self.NM = <float*>malloc(capacity * sizeof(float))
         self.VM = <float*>malloc(capacity * sizeof(float))
         self.flags = <uint8_t*>malloc(capacity * sizeof(uint8_t))
-        self.prior_rows = max(prior_rows, 1)
-        self.priors = <float*>malloc(self.prior_rows * (self.nn + 1) * sizeof(float))
+        # no more nodes than the pool holds can have priors in one search;
+        # the table grows on demand up to that (set_priors)
+        self.prior_rows = max(min(prior_rows, capacity + 1), 1)
+        self.prior_alloc = min(self.prior_rows, 128)
+        self.priors = <float*>malloc(<size_t>self.prior_alloc * (self.nn + 1) * sizeof(float))
         self.root_board = <board_t*>malloc(sizeof(board_t))
         self.pend_cap = max(batch, 1)
         self.pend_path = <int32_t*>malloc(self.pend_cap * MAXDEPTH * sizeof(int32_t))
@@ -434,7 +438,7 @@ cdef class Tree:
         if self.n_untried[node] <= 0:
             return best
         if slot >= 0:
-            pr = &self.priors[slot * (self.nn + 1)]
+            pr = &self.priors[<size_t>slot * (self.nn + 1)]
             if node == self.root:
                 memcpy(mark, self.root_forbid, self.nn + 1)
             else:
@@ -499,7 +503,7 @@ cdef class Tree:
         if self.n_untried[node] > 0:
             self.n_untried[node] -= 1
         if slot >= 0:
-            pr = &self.priors[slot * (self.nn + 1)]
+            pr = &self.priors[<size_t>slot * (self.nn + 1)]
             for k in range(self.nn + 1):
                 if pr[k] > pmax:
                     pmax = pr[k]
@@ -801,12 +805,21 @@ cdef class Tree:
             raise ValueError(f"priors must have {self.nn + 1} entries")
         if node < 0 or node >= self.capacity:
             raise ValueError("bad node")
+        cdef int rows
+        cdef float* grown
         if self.prior_slot[node] < 0:
             if self.prior_used >= self.prior_rows:
                 return False
+            if self.prior_used >= self.prior_alloc:
+                rows = min(2 * self.prior_alloc, self.prior_rows)
+                grown = <float*>realloc(self.priors, <size_t>rows * (self.nn + 1) * sizeof(float))
+                if grown == NULL:
+                    return False
+                self.priors = grown
+                self.prior_alloc = rows
             self.prior_slot[node] = self.prior_used
             self.prior_used += 1
-        memcpy(&self.priors[self.prior_slot[node] * (self.nn + 1)], pr.data, (self.nn + 1) * sizeof(float))
+        memcpy(&self.priors[<size_t>self.prior_slot[node] * (self.nn + 1)], pr.data, (self.nn + 1) * sizeof(float))
         return True
 
     def reset_priors(self):
@@ -848,6 +861,11 @@ cdef class Tree:
     @property
     def capacity(self):
         return self.capacity
+
+    @property
+    def prior_nodes(self):
+        """Nodes given priors in this search (set_priors)."""
+        return self.prior_used
 
     @property
     def sims(self):

@@ -114,3 +114,32 @@ def test_playable_is_legal_and_not_own_eye(size):
                         checked += 1
             b.play(m)
     assert checked > 500
+
+
+def test_expert_prior_weights():
+    """Each rule of the expert priors on a crafted position (Black to move)."""
+    import numpy as np
+    from board_ext.playout import PRIOR_WEIGHTS as W, expert_priors
+    b = Board.from_ascii("""
+        .......O.
+        .......OO
+        .........
+        .........
+        .........
+        .........
+        .........
+        XX....O..
+        .X...O...""", to_move=BLACK)
+    out = np.full(82, -1.0, np.float32)
+    expert_priors(b, out)
+    at = lambda x, y: float(out[y * 9 + x])       # noqa: E731
+    assert at(1, 0) == 0.0                          # occupied
+    assert at(8, 8) == 0.0                          # suicide in White's eye
+    assert at(0, 0) == pytest.approx(W["own_eye"])  # Black's own true eye
+    assert at(6, 0) == pytest.approx(W["self_atari"])
+    assert at(4, 8) == pytest.approx(W["edge"])     # first line, nothing within 2
+    assert at(4, 4) == pytest.approx(W["plain"])
+    assert out[81] == pytest.approx(W["pass_"])
+    assert (out >= 0).all()
+    with pytest.raises(ValueError):
+        expert_priors(b, np.zeros(81, np.float32))

@@ -101,6 +101,48 @@ def test_priors_steer_visits():
     assert ev.calls >= 1
 
 
+def test_expert_priors_reach_every_node():
+    """prior.evaluator = expert at every node: the priors table grows past
+    its first allocation, up to the nodes of the search, and never past the
+    pool (dcnn_nodes far above the pool size is safe)."""
+    from engine.evaluator import ExpertEvaluator
+    s = Search(cfg("search.playouts=1500", "search.early_stop=false", "prior.cnn_strength=20",
+                   "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+    b = Board(9)
+    s.set_position(b, 7.0)
+    r = s.run()
+    assert r.playouts == 1500 and s.tree.prior_nodes > 1000
+    small = Search(cfg("search.playouts=400", "search.early_stop=false", "pool.pool_size=300",
+                       "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+    small.set_position(b, 7.0)
+    small.run()
+    assert small.tree.prior_nodes <= 301
+
+
+def test_expert_priors_find_the_capture():
+    """The capture of a chain in atari is the most favoured move; 10
+    simulations with the expert priors already choose it."""
+    from engine.evaluator import ExpertEvaluator
+    b = Board.from_ascii("""
+        .........
+        .........
+        .........
+        ...XOX...
+        ....X....
+        .........
+        .........
+        .........
+        .........""", to_move=BLACK)
+    pr, feats = ExpertEvaluator().evaluate([b])
+    cap = 6 * 9 + 4                     # the white stone's last liberty (x 4, y 6)
+    assert feats is None and abs(pr[0].sum() - 1) < 1e-5
+    assert pr[0].argmax() == cap
+    s = Search(cfg("search.playouts=10", "search.early_stop=false", "prior.evaluator=expert",
+                   "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+    s.set_position(b, 7.0)
+    assert s.run().move == cap
+
+
 def test_tree_reuse_keeps_counts():
     s = Search(cfg("search.playouts=4000"))
     b = Board(9)
