@@ -42,7 +42,7 @@ class SearchConfig:
 @dataclass(frozen=True)
 class PriorConfig:
     evaluator: str = _f("net", choices=("none", "uniform", "expert", "net"),
-                        doc="where priors come from (net: none if no weights for the size; "
+                        doc="where priors come from (net: expert if no weights for the size; "
                             "expert: prior knowledge from the expert policy's rules, no net)")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
     dcnn_nodes: int = _f(100, 0, 10**9, doc="the evaluator is asked for the first n nodes of a search")

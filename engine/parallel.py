@@ -32,7 +32,7 @@ def _worker(conn, cfg, seed, stop):
                 try:
                     ev = factory.load_evaluator(cfg, size)
                 except factory.NoNet:
-                    ev = None
+                    ev = factory.fallback_evaluator()
                 search = factory.make_search(cfg, ev)
             search.set_position(board, komi)
         elif op == "run":

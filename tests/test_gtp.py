@@ -715,3 +715,20 @@ def test_game_record_roundtrip_and_errors(tmp_path):
     path = tmp_path / "g.sgf"
     g.save_sgf(str(path))
     assert path.read_text() == g.to_sgf()
+
+
+def test_expert_priors_over_gtp_and_as_the_no_net_fallback(tmp_path):
+    """prior.evaluator = expert gives the search priors over GTP; with
+    prior.evaluator = net and no weights for the size the search falls back
+    to them instead of searching without priors."""
+    from engine.evaluator import ExpertEvaluator
+    eng = make_engine()
+    ok(eng, "boardsize 9")
+    ok(eng, "go-param prior.evaluator expert")
+    assert isinstance(eng.search().evaluator, ExpertEvaluator)
+    ok(eng, "genmove b")
+    assert any(r["prior"] > 0 for r in eng.search().analysis())
+    e = make_engine("prior.evaluator=net", f"net.weights={tmp_path}/none.pt")
+    ok(e, "boardsize 9")
+    assert isinstance(e.search().evaluator, ExpertEvaluator)
+    ok(e, "genmove b")

@@ -159,9 +159,10 @@ def build_search(cfg, size, net_for_size=None):
         if ev is None:
             if cfg.net.required:
                 raise GtpFail(f"no net weights for {size}x{size} (net.required is set)")
-            log.warning("prior.evaluator = net but no net for %dx%d: searching without priors",
+            log.warning("prior.evaluator = net but no net for %dx%d: searching with expert priors",
                         size, size)
-    elif cfg.prior.evaluator == "uniform":
+            ev = factory.fallback_evaluator()
+    else:
         ev = factory.load_evaluator(cfg, size)
     return factory.make_search(cfg, ev), bound
 
