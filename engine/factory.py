@@ -50,8 +50,8 @@ def load_evaluator(cfg, size):
 
 def fallback_evaluator():
     """What prior.evaluator = net searches with where no net fits the board
-    size: the expert prior knowledge (no net; better than no priors: 23 of
-    30 games against none at 2,000 simulations on 9x9)."""
+    size: the expert prior knowledge (no net; what it is worth:
+    docs/results/baseline-gnugo.md)."""
     from engine.evaluator import ExpertEvaluator
     return ExpertEvaluator()
 
