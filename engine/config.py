@@ -46,7 +46,7 @@ class PriorConfig:
                             "expert: prior knowledge from the expert policy's rules, no net)")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
     dcnn_nodes: int = _f(100, 0, 10**9, doc="the evaluator is asked for the first n nodes of a search")
-    K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with net priors (0: the prior visits explore, as in Fuego/libEGO)")
+    K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with priors (0: the prior visits explore, as in Fuego/libEGO)")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,8 @@ move).
 """
 import numpy as np
 
+from board_ext.playout import expert_priors
+
 
 class UniformEvaluator:
     """Uniform priors over the legal moves (and pass); no features."""
@@ -45,7 +47,6 @@ class ExpertEvaluator:
     feature_dim = 0
 
     def evaluate(self, boards, want_features=False):
-        from board_ext.playout import expert_priors
         n = boards[0].size
         out = np.zeros((len(boards), n * n + 1), np.float32)
         for i, b in enumerate(boards):
