@@ -479,7 +479,7 @@ cdef int _weighed_draw(const forest_t* f, const board_t* b, rng_t* rng, const re
                 break
             k += 1
         j = idx[k]
-        if wt[k] > 0 and _playable(b, recs[j].reply, c):
+        if wt[k] > 0 and board_playable(b, recs[j].reply, c):   # candidates are empty
             # P(r|c) = u_r / sum u over the candidates not struck out
             play[0] = _unit(rng) * (tot if f.accept_p else 1) < (recs[j].mean if f.accept_mean else wt[k])
             return recs[j].reply
@@ -490,7 +490,7 @@ cdef int _weighed_draw(const forest_t* f, const board_t* b, rng_t* rng, const re
     return -1
 
 
-cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint* play) noexcept nogil:
+cdef inline int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint* play) noexcept nogil:
     """Algorithm 3's draw: a legal, non-eye reply of context s with
     probability u_r / sum u over those replies (equation 1), u_r = mean +
     b sqrt(ln tot / n_r); returns it (-1 if there is none, or all their u_r
@@ -539,7 +539,7 @@ cdef int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s, bint*
         y = <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
         if y >= u:
             continue
-        if _playable(b, (w << 6) + r, c):
+        if board_playable(b, (w << 6) + r, c):     # candidates are empty
             play[0] = y < u * (recs[j].mean if f.accept_mean else (u if u < 1 else 1))
             return (w << 6) + r
         cand[w] &= ~((<uint64_t>1) << r)
