@@ -2,6 +2,7 @@
 moves are and how often they play a local 3x3 pattern.
 
     python -m engine.rollout_profile [--size 9] [--games 4] [--playouts 2000] [--samples 20]
+                                     [--set KEY=VALUE ...] [--name NAME]
 
 Self-play games with a BHRF search (epsilon = 1, soft-UCT, random fallback)
 give the positions and a forest trained by the search itself; from every
@@ -13,7 +14,10 @@ drawn and their moves classified:
 * local pattern: local and the centre of one of the expert policy's MoGo 3x3
   patterns just before it is played.
 
-Writes docs/results/bhrf-profiles.md and .png.
+``--set`` adds a config setting to the search (prior knowledge, say).
+``--out-dir`` changes where the report goes.
+Writes docs/results/<name>.md and .png (default name: bhrf-profiles on
+9x9, bhrf-profiles-<size> on other sizes).
 """
 import argparse
 import os
@@ -54,10 +58,15 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=4)
     ap.add_argument("--playouts", type=int, default=2000)
     ap.add_argument("--samples", type=int, default=20)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="config setting for the search, e.g. prior.evaluator=expert")
+    ap.add_argument("--name", help="report name under docs/results/")
+    ap.add_argument("--out-dir", default=os.path.join(HERE, "docs", "results"), help="default: docs/results")
     args = ap.parse_args(argv)
+    report = args.name or ("bhrf-profiles" if args.size == 9 else f"bhrf-profiles-{args.size}")
     cfg = config.load(None, [f"search.playouts={args.playouts}", "search.rollout=bhrf", "bhrf.epsilon=1.0",
                              "bhrf.selection=soft-uct", "bhrf.fallback=random", "prior.evaluator=none",
-                             "search.seed=11"])
+                             "search.seed=11"] + args.set)
     acc = {k: [0, 0, 0] for k in ("random", "expert", "BHRF")}
     fed = [0, 0]
     seed = 0
@@ -89,9 +98,11 @@ def main(argv=None):
     lines = ["# Rollout profiles (Fabbri et al., Figures 7 to 10), 9x9" if args.size == 9 else
              f"# Rollout profiles, {args.size}x{args.size}", "",
              f"Command: `python -m engine.rollout_profile --size {args.size} --games {args.games} "
-             f"--playouts {args.playouts} --samples {args.samples}`", "",
+             f"--playouts {args.playouts} --samples {args.samples}"
+             + "".join(f" --set {x}" for x in args.set) + (f" --name {args.name}" if args.name else "") + "`", "",
              f"Positions from {args.games} self-play games of a BHRF search ({args.playouts} simulations "
-             f"per move, epsilon 1, soft-UCT, random fallback); {args.samples} rollouts per policy from "
+             f"per move, epsilon 1, soft-UCT, random fallback"
+             + (", " + " ".join(args.set) if args.set else "") + f"); {args.samples} rollouts per policy from "
              "every position. BHRF rollouts use the forest the search built.", "",
              "| rollout policy | moves counted | local (Manhattan <= 3) | local 3x3 pattern |",
              "|---|---|---|---|"]
@@ -101,8 +112,8 @@ def main(argv=None):
               "(the paper: about 51%).",
               "", "The paper (19x19 Fuego): BHRF about as local as the expert policy (48%), and about "
               "four times as many local patterns as random rollouts."]
-    os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
-    atomic_write(os.path.join(HERE, "docs", "results", "bhrf-profiles.md"), "\n".join(lines) + "\n")
+    os.makedirs(args.out_dir, exist_ok=True)
+    atomic_write(os.path.join(args.out_dir, f"{report}.md"), "\n".join(lines) + "\n")
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -113,9 +124,9 @@ def main(argv=None):
     ax.set_xticks(list(xs), [r[0] for r in rows])
     ax.set_ylabel("% of rollout moves")
     ax.legend(fontsize=8)
-    ax.set_title("Rollout profiles (9x9)", fontsize=9)
+    ax.set_title(f"Rollout profiles ({args.size}x{args.size})", fontsize=9)
     fig.tight_layout()
-    p = os.path.join(HERE, "docs", "results", "bhrf-profiles.png")
+    p = os.path.join(args.out_dir, f"{report}.png")
     fig.savefig(p + ".tmp.png", dpi=110)
     os.replace(p + ".tmp.png", p)
     print("\n".join(lines))

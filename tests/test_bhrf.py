@@ -309,3 +309,23 @@ def test_select_finds_the_kth_set_bit_both_ways():
             assert select64(x, k, broadword=True) == bits[k]
     with pytest.raises(ValueError):
         select64(0b1011, 3)
+
+
+def test_rollout_profile_report_names_its_settings(tmp_path):
+    """engine.rollout_profile on a small board: the report (under --name)
+    has a row per policy, shares in [0, 100], and the --set settings the
+    search ran with."""
+    import re
+
+    from engine import rollout_profile
+
+    rollout_profile.main(["--size", "5", "--games", "1", "--playouts", "40", "--samples", "1",
+                          "--set", "prior.evaluator=expert", "--name", "prof-test", "--out-dir", str(tmp_path)])
+    text = (tmp_path / "prof-test.md").read_text()
+    assert (tmp_path / "prof-test.png").stat().st_size > 0
+    assert "--set prior.evaluator=expert --name prof-test" in text
+    rows = {m.group(1): (int(m.group(2)), float(m.group(3)), float(m.group(4)))
+            for m in re.finditer(r"^\| (random|expert|BHRF) \| (\d+) \| ([\d.]+)% \| ([\d.]+)% \|$", text, re.M)}
+    assert set(rows) == {"random", "expert", "BHRF"}
+    for n, local, pat in rows.values():
+        assert n > 0 and 0 <= pat <= local <= 100
