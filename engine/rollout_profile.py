@@ -2,7 +2,7 @@
 moves are and how often they play a local 3x3 pattern.
 
     python -m engine.rollout_profile [--size 9] [--games 4] [--playouts 2000] [--samples 20]
-                                     [--set KEY=VALUE ...] [--name NAME]
+                                     [--set KEY=VALUE ...] [--name NAME] [--out-dir DIR]
 
 Self-play games with a BHRF search (epsilon = 1, soft-UCT, random fallback)
 give the positions and a forest trained by the search itself; from every
@@ -15,9 +15,8 @@ drawn and their moves classified:
   patterns just before it is played.
 
 ``--set`` adds a config setting to the search (prior knowledge, say).
-``--out-dir`` changes where the report goes.
-Writes docs/results/<name>.md and .png (default name: bhrf-profiles on
-9x9, bhrf-profiles-<size> on other sizes).
+Writes <out-dir>/<name>.md and .png (out-dir: docs/results by default;
+name: bhrf-profiles on 9x9, bhrf-profiles-<size> on other sizes).
 """
 import argparse
 import os
