@@ -85,28 +85,46 @@ cdef inline int board_libs(const board_t* b, int p) noexcept nogil:
     return b.libcnt[b.chain[p]]
 
 
+cdef inline int _legal_surrounded(const board_t* b, int p, int c, int nb) noexcept nogil:
+    """board_legal for an empty p with no empty neighbour (nb: its
+    neighbour counts), ko checked here: p is a liberty of every adjacent
+    chain, so c may play it iff an own neighbour's chain keeps another
+    liberty or an opponent neighbour's chain is in atari (a capture).
+
+    The four slots (off-board ones the sentinel) without branches: slot
+    code = colour + 4 min(liberties, 2), and bit code of the mask is set
+    for the two codes that make p legal, own with two or more liberties
+    (c + 8) and opponent with one (3 - c + 4)."""
+    cdef const geom_t* g = b.g
+    cdef int i, n, lc
+    cdef unsigned ok = 0, mask = (1u << (c + 8)) | (1u << (7 - c))
+    if p == b.ko and c == b.to_move:
+        return 0
+    for i in range(4):
+        n = g.nbr[p][i]
+        lc = b.libcnt[b.chain[n]]
+        lc = lc if lc < 2 else 2
+        ok |= mask >> (b.color[n] + 4 * lc)
+    if ok & 1:
+        return 1
+    return b.allow_suicide and ((nb >> (4 * c)) & 15) != 0
+
+
 cdef inline int board_legal(const board_t* b, int p, int c) noexcept nogil:
     """Colour c may play p (or pass) under simple ko; same answer as
     board_illegal_reason(b, p, c) == 0."""
     cdef const geom_t* g = b.g
-    cdef int i, n, nb = b.nbc[p] if p < g.nn else 0
+    cdef int nb
     if p == g.nn:
         return 1
-    if b.color[p] != EMPTY or (p == b.ko and c == b.to_move):
+    if b.color[p] != EMPTY:
         return 0
+    nb = b.nbc[p]
     if nb & 15:
-        return 1                # an empty neighbour is a liberty
-    # every neighbour is a stone (or the sentinel), so p is one of its
-    # chain's liberties; the four slots without branches on their colours
-    cdef int ok = 0, col, lc
-    for i in range(4):
-        n = g.nbr[p][i]
-        col = b.color[n]
-        lc = b.libcnt[b.chain[n]]
-        ok |= ((col == c) & (lc > 1)) | ((col == 3 - c) & (lc == 1))   # keeps a liberty | captures
-    if ok:
+        # an empty neighbour is a liberty; p is then not the ko point
+        # (a point just retaken in a ko has no empty neighbour)
         return 1
-    return b.allow_suicide and ((nb >> (4 * c)) & 15) != 0
+    return _legal_surrounded(b, p, c, nb)
 
 
 cdef inline int _diag_ok(const board_t* b, int p, int c) noexcept nogil:
@@ -142,7 +160,7 @@ cdef inline int board_playable(const board_t* b, int p, int c) noexcept nogil:
                     # (a point just retaken in a ko has no empty neighbour)
     if ((nb >> (4 * c)) & 15) == g.n_nbr[p] and _diag_ok(b, p, c):
         return 0        # a true eye of c
-    return board_legal(b, p, c)
+    return _legal_surrounded(b, p, c, nb)
 
 
 cdef inline uint64_t rng_next(rng_t* r) noexcept nogil:
