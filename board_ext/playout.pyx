@@ -228,6 +228,10 @@ cdef int random_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     if n == 0:
         return b.g.nn
     j = rng_int(rng, n)
+    p = b.empty_list[j]
+    if b.nbc[p] & 15:
+        return p    # the common case, an empty neighbour: playable, and out
+                    # before the scan's register saves
     for i in range(n):
         p = b.empty_list[j]
         if board_playable(b, p, c):
