@@ -10,6 +10,10 @@ processes on a loaded machine do not enter the figure (on a quiet machine
 it equals the wall time).
 
 ``--set KEY=VALUE`` (repeatable) adds a config setting to every run.
+``--fallback expert`` puts the forest in front of the expert policy and
+measures against the expert policy alone; ``--lr-epsilon`` and
+``--su-epsilon`` set each selection's epsilon (default 1; Figure 11 of the
+paper: 0.25 and 0.15).
 ``--moves K`` first searches the K positions of a fixed opening (the same
 moves for every run), so the measured search starts with the forest those
 searches left, as in a game (the forest is kept across moves); 0 measures
@@ -64,19 +68,26 @@ def main():
     ap.add_argument("--moves", type=int, default=0, help="opening moves searched first (forest kept)")
     ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                     help="config setting for every run, e.g. bhrf.capacity=30000")
+    ap.add_argument("--fallback", choices=("random", "expert"), default="random",
+                    help="the default policy: the baseline's rollouts and the forest's fallback")
+    ap.add_argument("--lr-epsilon", type=float, default=1.0, help="last-reply's epsilon")
+    ap.add_argument("--su-epsilon", type=float, default=1.0, help="soft-UCT's epsilon")
     args = ap.parse_args()
     moves = opening(args.size, args.moves)
-    runs = {"random": ["search.rollout=random"],
-            "last-reply": ["search.rollout=bhrf", "bhrf.selection=last-reply", "bhrf.epsilon=1"],
-            "soft-UCT": ["search.rollout=bhrf", "bhrf.selection=soft-uct", "bhrf.epsilon=1"]}
+    fb = f"bhrf.fallback={args.fallback}"
+    runs = {args.fallback: [f"search.rollout={args.fallback}"],
+            "last-reply": ["search.rollout=bhrf", "bhrf.selection=last-reply",
+                           f"bhrf.epsilon={args.lr_epsilon}", fb],
+            "soft-UCT": ["search.rollout=bhrf", "bhrf.selection=soft-uct",
+                         f"bhrf.epsilon={args.su_epsilon}", fb]}
     best = {k: float("inf") for k in runs}
     for _ in range(args.repeats):
         for k, sets in runs.items():
             best[k] = min(best[k], per_sim(args.size, args.playouts, args.set + sets, moves))
     for k in runs:
         print(f"{k}: {1e6 * best[k]:.1f} us/sim")
-    print(f"last-reply cost ratio: {best['last-reply'] / best['random']:.2f}")
-    print(f"soft-UCT cost ratio: {best['soft-UCT'] / best['random']:.2f}")
+    print(f"last-reply cost ratio: {best['last-reply'] / best[args.fallback]:.2f}")
+    print(f"soft-UCT cost ratio: {best['soft-UCT'] / best[args.fallback]:.2f}")
 
 
 if __name__ == "__main__":
