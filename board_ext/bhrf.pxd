@@ -47,6 +47,9 @@ ctypedef struct forest_t:
     int skip_expansion      # 1: the move into the node a simulation added is no reply
     int n_prefix            # moves before the root kept as context, <= max_depth
     int16_t prefix[8]       # those moves, oldest first (pass = nn)
+    int horizon             # > 0: the forest is asked only in positions fewer than
+                            # horizon moves past the root (deviation); 0: everywhere
+    int stop_at             # move_count from which the default policy plays alone
     # pattern nodes (update path only), index i < n_nodes
     uint64_t* h             # hash of node i's whole context
     int16_t* reply          # the reply (tree root) node i belongs to

@@ -53,6 +53,12 @@ Deviations from the paper, each a knob or stated here:
   shorter contexts are not tried;
 * when the node arrays are full no new pattern is added (existing ones are
   still updated);
+* ``horizon`` (a knob, 0 = off, the paper): the forest is asked only in
+  positions fewer than ``horizon`` moves past the search's root; further
+  rollout moves are the default policy's alone.  The forest's replies
+  were learnt from descents, whose positions lie near the root; the cap
+  bounds what the lookup and the draw cost a simulation, which otherwise
+  grows with the length of the rollout (the paper's cost at equal time);
 * contexts and pattern nodes are told apart by 64-bit hashes only (two
   contexts sharing a hash would share their replies; the chance is about
   n^2 / 2^65 for n contexts).
@@ -554,6 +560,8 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     cdef forest_t* f = <forest_t*>ctx
     cdef int s, r
     cdef bint play = False
+    if b.move_count >= f.stop_at:
+        return f.fallback(b, rng, NULL)
     if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
         return f.fallback(b, rng, NULL)
     f.asked += 1
@@ -603,6 +611,9 @@ cdef class Forest:
         capacity: most pattern nodes kept.
         root_context: the game moves before the root are context for the
             first descent moves (deviation; see bhrf_update).
+        horizon: ask the forest only in positions fewer than this many
+            moves past the root (set_root); 0 asks it at every rollout
+            move (the paper). A deviation, see the module notes.
         skip_expansion: the move into the node a simulation added is not
             stored as a reply (deviation; see bhrf_update).
         accept: soft-UCT plays the drawn reply with probability
@@ -615,7 +626,8 @@ cdef class Forest:
 
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
                   fallback="random", int max_depth=3, int capacity=1_000_000,
-                  bint root_context=False, bint skip_expansion=False, accept="estimate"):
+                  bint root_context=False, bint skip_expansion=False, accept="estimate",
+                  int horizon=0):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"bhrf.epsilon must be in [0, 1], got {epsilon}")
         if selection not in SELECTIONS:
@@ -626,7 +638,11 @@ cdef class Forest:
             raise ValueError(f"bhrf.max_depth must be in 1..{NHIST - 1}")
         if capacity < 1:
             raise ValueError("bhrf capacity must be positive")
+        if horizon < 0:
+            raise ValueError(f"bhrf.horizon must be >= 0, got {horizon}")
         cdef forest_t* f = &self.f
+        f.horizon = horizon
+        f.stop_at = 1 << 30
         f.nn = size * size
         f.nw = (f.nn + 63) // 64
         f.capacity = capacity
@@ -676,6 +692,7 @@ cdef class Forest:
         for d in range(k):
             f.prefix[d] = board.b.hist[k - 1 - d]
         f.n_prefix = k
+        f.stop_at = board.b.move_count + f.horizon if f.horizon > 0 else 1 << 30
 
     def clear(self):
         """Forget every pattern (new game); the tables go back to their

@@ -94,6 +94,8 @@ class BhrfConfig:
                            "is added (the paper: unbounded)")
     root_context: bool = _f(False, doc="the game moves before the root are context for the first descent moves (deviation)")
     skip_expansion: bool = _f(False, doc="the move into the node a simulation added is stored as no reply (deviation)")
+    horizon: int = _f(0, 0, 10_000, doc="ask the forest only within this many moves of the root; "
+                                        "0 = at every rollout move (the paper; a cap is a deviation)")
     accept: str = _f("estimate", choices=("estimate", "probability", "mean"),
                      doc="soft-UCT plays its draw with probability min(1, u_r), P(r|c) of equation (1), "
                          "or the reply's win rate")
