@@ -85,6 +85,31 @@ def test_rollouts_follow_the_forest(selection):
     assert [off.playout(b, seed=s)[1][0] for s in range(40)].count(41) < 10
 
 
+def test_horizon_asks_the_forest_only_near_the_root():
+    """bhrf.horizon = h: positions h or more moves past the root (set_root)
+    get the default policy alone; 0 asks at every rollout move."""
+    b = Board(9)
+    b.play(40)
+    capped = Forest(9, epsilon=1.0, horizon=3)
+    capped.set_root(b)
+    free = Forest(9, epsilon=1.0)
+    free.set_root(b)
+    for f in (capped, free):
+        for _ in range(50):
+            f.update([40, 41], BLACK, 0.0)
+    lengths = [len(capped.playout(b, seed=s)[1]) for s in range(10)]
+    assert min(lengths) > 3
+    assert capped.stats()["asked"] == 3 * 10          # root + 0, 1, 2 moves
+    n = sum(len(free.playout(b, seed=s)[1]) for s in range(10))
+    assert free.stats()["asked"] == n                  # every rollout move
+    b.play(41)
+    capped.set_root(b)                                 # the horizon moves with the root
+    capped.playout(b, seed=1)
+    assert capped.stats()["asked"] == 3 * 11
+    with pytest.raises(config.ConfigError, match="bhrf.horizon"):
+        config.load(None, ["bhrf.horizon=-1"])
+
+
 def test_search_with_bhrf_persists_and_clears():
     cfg = config.load(None, ["search.playouts=800", "search.rollout=bhrf"])
     s = Search(cfg)
