@@ -625,9 +625,6 @@ cdef class Forest:
         capacity: most pattern nodes kept.
         root_context: the game moves before the root are context for the
             first descent moves (deviation; see bhrf_update).
-        horizon: ask the forest only in positions fewer than this many
-            moves past the root (set_root); 0 asks it at every rollout
-            move (the paper). A deviation, see the module notes.
         skip_expansion: the move into the node a simulation added is not
             stored as a reply (deviation; see bhrf_update).
         accept: soft-UCT plays the drawn reply with probability
@@ -636,6 +633,9 @@ cdef class Forest:
             points (equation 1 itself), or "mean" the reply's win rate
             w / n without the exploration term (the paper's "uctEstimate"
             admits all three readings).
+        horizon: ask the forest only in positions fewer than this many
+            moves past the root (set_root); 0 asks it at every rollout
+            move (the paper). A deviation, see the module notes.
     """
 
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
