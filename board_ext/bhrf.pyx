@@ -131,6 +131,7 @@ cdef enum:
     TABLE_BITS0 = 12        # both tables start at 4096 slots
     REC0 = 1 << 14          # reply records allocated at first
     TRIES = 16              # soft-UCT rejection trials before the weighed draw
+    NO_STOP = 1 << 30       # stop_at without a horizon: past every move count
 
 cdef uint64_t CTXZ[MAXD][MAXNN + 1]
 cdef uint64_t RZ[MAXNN + 1]
@@ -656,7 +657,7 @@ cdef class Forest:
             raise ValueError(f"bhrf.horizon must be >= 0, got {horizon}")
         cdef forest_t* f = &self.f
         f.horizon = horizon
-        f.stop_at = 1 << 30
+        f.stop_at = NO_STOP
         f.nn = size * size
         f.nw = (f.nn + 63) // 64
         f.capacity = capacity
@@ -706,7 +707,7 @@ cdef class Forest:
         for d in range(k):
             f.prefix[d] = board.b.hist[k - 1 - d]
         f.n_prefix = k
-        f.stop_at = board.b.move_count + f.horizon if f.horizon > 0 else 1 << 30
+        f.stop_at = board.b.move_count + f.horizon if f.horizon > 0 else NO_STOP
 
     def clear(self):
         """Forget every pattern (new game); the tables go back to their
