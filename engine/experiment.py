@@ -20,6 +20,10 @@ An experiment file names a board, a baseline and variants::
     x = 50                        # its x value
     sets = ["pool.pool_size=50"]  # on top of common, for the tested engine
 
+``seconds = S`` (top level) plays every move at S seconds instead of a
+simulation budget; a variant's own ``seconds`` overrides it for that
+variant's games.
+
 Both engines run in one worker process (``engine.search.Search`` objects,
 no GTP), colours alternate (the variant is Black in even games), games end
 after two passes, a resignation or ``3*size*size`` moves, and the final
@@ -53,7 +57,7 @@ class ExperimentError(ValueError):
 
 KEYS = {"name", "title", "size", "komi", "games", "workers", "common", "baseline", "x_label",
         "x_log", "variant", "seconds", "notes", "paper"}
-VKEYS = {"series", "x", "sets", "games", "label", "baseline"}
+VKEYS = {"series", "x", "sets", "games", "label", "baseline", "seconds"}
 
 
 def load(path):
@@ -74,6 +78,10 @@ def load(path):
     exp.setdefault("workers", 2)
     exp.setdefault("common", [])
     exp.setdefault("baseline", [])
+    for where, d in [("", exp)] + [(f"variant '{v['series']}' ", v) for v in exp["variant"]]:
+        if "seconds" in d and not (isinstance(d["seconds"], (int, float)) and d["seconds"] > 0):
+            raise ExperimentError(f"{path}: {where}key 'seconds' must be a positive number "
+                                  f"of seconds per move, got {d['seconds']!r}")
     # validate every config up front, naming the bad key
     for v in exp["variant"]:
         config_mod.load(None, exp["common"] + v.get("sets", []))
@@ -160,8 +168,9 @@ def _game_job(path, v_sets, b_sets, size, komi, index, seconds):
     return rec
 
 
-def run(exp, out_root, games=None, workers=None, only=None, xs=None):
-    from tqdm import tqdm
+def pending_jobs(exp, out_root, games=None, only=None, xs=None):
+    """The games still to play: (record path, variant sets, baseline sets,
+    size, komi, index, seconds per move or None) for each missing record."""
     jobs = []
     for v in exp["variant"]:
         if only and v["series"] not in only:
@@ -176,7 +185,14 @@ def run(exp, out_root, games=None, workers=None, only=None, xs=None):
         for i in range(n):
             p = os.path.join(vdir, f"game-{i + 1:04d}.json")
             if not os.path.exists(p):
-                jobs.append((p, v_sets, b_sets, exp["size"], exp["komi"], i, exp.get("seconds")))
+                jobs.append((p, v_sets, b_sets, exp["size"], exp["komi"], i,
+                             v.get("seconds", exp.get("seconds"))))
+    return jobs
+
+
+def run(exp, out_root, games=None, workers=None, only=None, xs=None):
+    from tqdm import tqdm
+    jobs = pending_jobs(exp, out_root, games, only, xs)
     bar = tqdm(total=len(jobs), desc=exp["name"], unit="game", file=sys.stderr)
     with ProcessPoolExecutor(workers or exp["workers"]) as ex:
         futs = [ex.submit(_game_job, *j) for j in jobs]

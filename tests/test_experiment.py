@@ -75,3 +75,30 @@ def test_every_shipped_experiment_loads_and_a_bad_key_is_named(tmp_path):
     bad.write_text('name = "b"\nsize = 9\n[[variant]]\nseries = "s"\nx = 1\nsets = ["bhrf.epsilom=0.5"]\n')
     with pytest.raises(Exception, match="epsilom"):
         experiment.load(str(bad))
+
+
+def test_variant_seconds_override_and_bad_seconds_named(tmp_path):
+    """A variant's own seconds per move overrides the experiment's for its
+    games only; a seconds value that cannot be a time fails at load with
+    the key and the variant named."""
+    import pytest
+
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\nsize = 9\nseconds = 0.2\ngames = 3\n'
+                 '[[variant]]\nseries = "slow"\nx = 0.2\nsets = ["search.playouts=10"]\n'
+                 '[[variant]]\nseries = "fast"\nx = 0.1\nseconds = 0.1\nsets = ["search.playouts=10"]\n')
+    exp = experiment.load(str(f))
+    (tmp_path / "out" / "fast-0.1").mkdir(parents=True)
+    (tmp_path / "out" / "fast-0.1" / "game-0002.json").write_text("{}")
+    jobs = experiment.pending_jobs(exp, str(tmp_path / "out"))
+    by_variant = {}
+    for path, _, _, size, _, index, seconds in jobs:
+        by_variant.setdefault(path.split("/")[-2], []).append((index, seconds))
+    assert by_variant["slow-0.2"] == [(0, 0.2), (1, 0.2), (2, 0.2)]
+    assert by_variant["fast-0.1"] == [(0, 0.1), (2, 0.1)]      # game 2 is on disk
+    f.write_text(f.read_text().replace("seconds = 0.1", "seconds = -1"))
+    with pytest.raises(experiment.ExperimentError, match="variant 'fast' key 'seconds'"):
+        experiment.load(str(f))
+    f.write_text('name = "e"\nsize = 9\nseconds = "fast"\n[[variant]]\nseries = "s"\nx = 1\n')
+    with pytest.raises(experiment.ExperimentError, match="key 'seconds'"):
+        experiment.load(str(f))
