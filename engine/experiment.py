@@ -79,7 +79,8 @@ def load(path):
     exp.setdefault("common", [])
     exp.setdefault("baseline", [])
     for where, d in [("", exp)] + [(f"variant '{v['series']}' ", v) for v in exp["variant"]]:
-        if "seconds" in d and not (isinstance(d["seconds"], (int, float)) and d["seconds"] > 0):
+        t = d.get("seconds", 1)
+        if isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0:
             raise ExperimentError(f"{path}: {where}key 'seconds' must be a positive number "
                                   f"of seconds per move, got {d['seconds']!r}")
     # validate every config up front, naming the bad key
@@ -276,8 +277,9 @@ def report(exp, rows, path_md, path_png, argv):
                   f"the tally comes from `docs/results/{exp['name']}.json`."]
     lines += ["", "Variants (on top of both sides' settings):", ""]
     for v in exp["variant"]:
+        secs = f", both at {v['seconds']:g} s a move" if "seconds" in v else ""
         lines.append(f"- {variant_label(v)}: `{' '.join(v.get('sets', []))}` against "
-                     f"`{' '.join(v.get('baseline', exp['baseline'])) or '(defaults)'}`")
+                     f"`{' '.join(v.get('baseline', exp['baseline'])) or '(defaults)'}`{secs}")
     uses_net = any("prior.evaluator=net" in x or "memory.enabled=true" in x
                    for x in exp["common"] + exp["baseline"] + sum((v.get("sets", []) for v in exp["variant"]), []))
     if uses_net:
