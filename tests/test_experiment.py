@@ -92,7 +92,7 @@ def test_variant_seconds_override_and_bad_seconds_named(tmp_path):
     (tmp_path / "out" / "fast-0.1" / "game-0002.json").write_text("{}")
     jobs = experiment.pending_jobs(exp, str(tmp_path / "out"))
     by_variant = {}
-    for path, _, _, size, _, index, seconds in jobs:
+    for path, _, _, _, _, index, seconds in jobs:
         by_variant.setdefault(path.split("/")[-2], []).append((index, seconds))
     assert by_variant["slow-0.2"] == [(0, 0.2), (1, 0.2), (2, 0.2)]
     assert by_variant["fast-0.1"] == [(0, 0.1), (2, 0.1)]      # game 2 is on disk
