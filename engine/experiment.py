@@ -110,8 +110,10 @@ def make_engine(sets, size, side=0):
     return factory.make_search(cfg, _EVAL_CACHE[key]), cfg
 
 
-def play_game(sets_black, sets_white, size, komi, seed, seconds=None):
-    """One game between two configs; returns a record dict."""
+def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=None):
+    """One game between two configs; returns a record dict.  on_move(color,
+    search, result), when given, is called after each search (benchmarks
+    read per-move counters through it)."""
     engines = {}
     for color, sets in ((BLACK, sets_black), (WHITE, sets_white)):
         s, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size, side=color)
@@ -128,6 +130,8 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None):
         s.set_position(b, komi)
         r = s.run(seconds=seconds, playouts=None) if seconds else s.run()
         sims[c] += r.playouts
+        if on_move is not None:
+            on_move(c, s, r)
         if r.move == RESIGN:
             winner, reason = 3 - c, "resign"
             break
