@@ -9,7 +9,8 @@ the forest in front of them (soft-UCT, epsilon 1, horizon 50 unless --set
 says otherwise) and alternates colour with the seed (White for odd seeds).
 The game is the experiment runner's (engine.experiment.play_game).  For
 each block of 50 moves: the mean simulations a move of each side, their
-ratio, and the forest's pattern nodes and contexts at the block's end.
+ratio, the mean rollout moves a simulation of each side (BHRF / baseline),
+and the forest's pattern nodes and contexts at the block's end.
 The last line is the BHRF side's simulations over the baseline's, all the
 games together.
 """
@@ -39,7 +40,8 @@ def game(seed, seconds, size, extra):
 
     def on_move(color, search, result):
         st = search.bhrf.stats() if color == bh else None
-        rows.append((len(rows), color, result.playouts, st))
+        t = search.tree.stats()
+        rows.append((len(rows), color, result.playouts, st, t["rollout_moves"] / max(t["sims"], 1)))
 
     experiment.play_game(sets[1], sets[2], size, 7.5, seed=seed, seconds=seconds, on_move=on_move)
     return rows, bh
@@ -60,16 +62,19 @@ def main():
               f"{time.perf_counter() - t:.0f} s", flush=True)
         for lo in range(0, len(rows), BLOCK):
             blk = rows[lo:lo + BLOCK]
-            bs = [p for _, c, p, _ in blk if c == bh]
-            rs = [p for _, c, p, _ in blk if c != bh]
-            st = [s for *_, s in blk if s is not None]
+            bs = [p for _, c, p, _, _ in blk if c == bh]
+            rs = [p for _, c, p, _, _ in blk if c != bh]
+            st = [s for _, _, _, s, _ in blk if s is not None]
+            lb = statistics.mean(x for _, c, _, _, x in blk if c == bh)
+            lr = statistics.mean(x for _, c, _, _, x in blk if c != bh)
             if bs and rs:
                 print(f"  moves {lo}-{lo + len(blk) - 1}: BHRF {statistics.mean(bs):.0f}, "
                       f"baseline {statistics.mean(rs):.0f} simulations a move, "
-                      f"ratio {statistics.mean(bs) / statistics.mean(rs):.2f}; forest "
+                      f"ratio {statistics.mean(bs) / statistics.mean(rs):.2f}; rollout moves a "
+                      f"simulation {lb:.0f} / {lr:.0f}; forest "
                       f"{st[-1]['nodes']} pattern nodes, {st[-1]['contexts']} contexts")
-        tot_b += sum(p for _, c, p, _ in rows if c == bh)
-        tot_r += sum(p for _, c, p, _ in rows if c != bh)
+        tot_b += sum(p for _, c, p, _, _ in rows if c == bh)
+        tot_r += sum(p for _, c, p, _, _ in rows if c != bh)
     print(f"simulation ratio: {tot_b / tot_r:.3f}")
 
 

@@ -51,6 +51,7 @@ cdef class Tree:
     cdef int n_used
     cdef int lru_head, lru_tail
     cdef long recycled, sims, expansions
+    cdef long rollout_moves     # rollout moves over the sims since the last reset
     cdef bint stopped_full
     cdef board_t* root_board
     cdef rng_t rng

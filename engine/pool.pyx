@@ -197,6 +197,7 @@ cdef class Tree:
         self.lru_tail = -1
         self.recycled = 0
         self.sims = 0
+        self.rollout_moves = 0
         self.expansions = 0
         self.stopped_full = False
         self.prior_used = 0
@@ -600,6 +601,7 @@ cdef class Tree:
         if self.descent_cb != NULL:
             self.descent_cb(self.descent_ctx, moves, ntree + nroll, ntree, root_color, black_reward)
         self.sims += 1
+        self.rollout_moves += nroll
         return black_reward
 
     cdef void _after_full(self) noexcept nogil:
@@ -877,7 +879,7 @@ cdef class Tree:
 
     def stats(self):
         return {"capacity": self.capacity, "used": self.n_used, "recycled": self.recycled,
-                "expansions": self.expansions, "sims": self.sims,
+                "expansions": self.expansions, "sims": self.sims, "rollout_moves": self.rollout_moves,
                 "policy": [k for k, v in FULL_POLICIES.items() if v == self.full_policy][0],
                 "bytes_per_node": BYTES_PER_NODE, "full": self.n_used >= self.capacity}
 
