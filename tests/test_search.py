@@ -391,3 +391,18 @@ def test_safe_pass_rules():
     b3.play(81, BLACK)              # white to move after black's pass: white would lose by passing
     s.set_position(b3, 7.0)
     assert s._safe_pass(sure) == 40
+
+
+def test_tree_counts_rollout_moves():
+    # capped rollouts from the empty 9x9 board run exactly the cap
+    s = Search(cfg("search.playouts=200", "search.early_stop=false", "search.max_rollout_moves=5"))
+    s.set_position(Board(9), 7.0)
+    r = s.run()
+    st = s.tree.stats()
+    assert st["sims"] == r.playouts and st["rollout_moves"] == 5 * st["sims"]
+    # uncapped, a rollout fills the board: far more moves than the tree's depth
+    s = Search(cfg("search.playouts=200", "search.early_stop=false"))
+    s.set_position(Board(9), 7.0)
+    s.run()
+    st = s.tree.stats()
+    assert 60 < st["rollout_moves"] / st["sims"] < 3 * 81
