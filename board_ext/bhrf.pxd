@@ -49,6 +49,8 @@ ctypedef struct forest_t:
     int16_t prefix[8]       # those moves, oldest first (pass = nn)
     int horizon             # > 0: the forest is asked only in positions fewer than
                             # horizon moves past the root (deviation); 0: everywhere
+    float horizon_share     # > 0: and only fewer than horizon_share x (empty points at the
+                            # root) moves past it (deviation); with horizon, the smaller
     int stop_at             # move_count from which the default policy plays alone
     # pattern nodes (update path only), index i < n_nodes
     uint64_t* h             # hash of node i's whole context

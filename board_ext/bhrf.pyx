@@ -59,6 +59,13 @@ Deviations from the paper, each a knob or stated here:
   were learnt from descents, whose positions lie near the root; the cap
   bounds what the lookup and the draw cost a simulation, which otherwise
   grows with the length of the rollout (the paper's cost at equal time);
+* ``horizon_share`` (a knob, 0 = off): the same cap scaled to the
+  position: fewer than horizon_share x (empty points at the root) moves
+  past the root (the smaller, when both are set).  A rollout's length
+  follows the empty points (about 430 moves from the empty 19x19 board,
+  60 with 60 empty points left), so a fixed horizon asks the forest in a
+  tenth of an opening rollout and in nearly all of a late one, where the
+  forest's cost a simulation is highest against the rollout's;
 * contexts and pattern nodes are told apart by 64-bit hashes only (two
   contexts sharing a hash would share their replies; the chance is about
   n^2 / 2^65 for n contexts).
@@ -642,7 +649,7 @@ cdef class Forest:
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
                   fallback="random", int max_depth=3, int capacity=1_000_000,
                   bint root_context=False, bint skip_expansion=False, accept="estimate",
-                  int horizon=0):
+                  int horizon=0, double horizon_share=0.0):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"bhrf.epsilon must be in [0, 1], got {epsilon}")
         if selection not in SELECTIONS:
@@ -655,8 +662,11 @@ cdef class Forest:
             raise ValueError("bhrf capacity must be positive")
         if horizon < 0:
             raise ValueError(f"bhrf.horizon must be >= 0, got {horizon}")
+        if not 0.0 <= horizon_share <= 1.0:
+            raise ValueError(f"bhrf.horizon_share must be in [0, 1], got {horizon_share}")
         cdef forest_t* f = &self.f
         f.horizon = horizon
+        f.horizon_share = <float>horizon_share
         f.stop_at = NO_STOP
         f.nn = size * size
         f.nw = (f.nn + 63) // 64
@@ -699,7 +709,7 @@ cdef class Forest:
         its last moves (at most max_depth, passes included) become the
         context in front of every descent sequence."""
         cdef forest_t* f = &self.f
-        cdef int k = 0, d
+        cdef int k = 0, d, h, hs
         if board.b.g.nn != f.nn:
             raise ValueError("board size differs from the forest's")
         while k < f.max_depth and board.b.hist[k] >= 0:
@@ -707,7 +717,11 @@ cdef class Forest:
         for d in range(k):
             f.prefix[d] = board.b.hist[k - 1 - d]
         f.n_prefix = k
-        f.stop_at = board.b.move_count + f.horizon if f.horizon > 0 else NO_STOP
+        h = f.horizon if f.horizon > 0 else NO_STOP
+        if f.horizon_share > 0:
+            hs = <int>(f.horizon_share * board.b.n_empty)
+            h = min(h, max(hs, 1))
+        f.stop_at = board.b.move_count + h if h < NO_STOP else NO_STOP
 
     def clear(self):
         """Forget every pattern (new game); the tables go back to their

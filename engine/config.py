@@ -96,6 +96,8 @@ class BhrfConfig:
     skip_expansion: bool = _f(False, doc="the move into the node a simulation added is stored as no reply (deviation)")
     horizon: int = _f(0, 0, 10_000, doc="ask the forest only within this many moves of the root; "
                                         "0 = at every rollout move (the paper; a cap is a deviation)")
+    horizon_share: float = _f(0.0, 0.0, 1.0, doc="ask the forest only within this share of the root's empty "
+                              "points, in moves past the root; 0 = off (a deviation; with horizon, the smaller)")
     accept: str = _f("estimate", choices=("estimate", "probability", "mean"),
                      doc="soft-UCT plays its draw with probability min(1, u_r), P(r|c) of equation (1), "
                          "or the reply's win rate")

@@ -110,6 +110,32 @@ def test_horizon_asks_the_forest_only_near_the_root():
         config.load(None, ["bhrf.horizon=-1"])
 
 
+def test_horizon_share_scales_the_horizon_with_the_empty_points():
+    """bhrf.horizon_share = s: the forest is asked in the first
+    int(s x empty points at the root) rollout moves; with horizon, the
+    smaller cap; at least one move."""
+    b = Board(9)
+    for m in (40, 41, 30, 31):
+        b.play(m)                                      # 77 empty points
+    f = Forest(9, epsilon=1.0, horizon_share=0.1)
+    f.set_root(b)
+    lengths = [len(f.playout(b, seed=s)[1]) for s in range(10)]
+    assert min(lengths) > 7
+    assert f.stats()["asked"] == 7 * 10                # int(0.1 * 77)
+    both = Forest(9, epsilon=1.0, horizon=5, horizon_share=0.1)
+    both.set_root(b)
+    both.playout(b, seed=1)
+    assert both.stats()["asked"] == 5
+    tiny = Forest(9, epsilon=1.0, horizon_share=0.001)
+    tiny.set_root(b)
+    tiny.playout(b, seed=1)
+    assert tiny.stats()["asked"] == 1
+    with pytest.raises(ValueError, match="horizon_share"):
+        Forest(9, horizon_share=1.5)
+    with pytest.raises(config.ConfigError, match="bhrf.horizon_share"):
+        config.load(None, ["bhrf.horizon_share=2"])
+
+
 def test_search_with_bhrf_persists_and_clears():
     cfg = config.load(None, ["search.playouts=800", "search.rollout=bhrf"])
     s = Search(cfg)
