@@ -63,9 +63,11 @@ Deviations from the paper, each a knob or stated here:
   position: fewer than horizon_share x (empty points at the root) moves
   past the root (the smaller, when both are set).  A rollout's length
   follows the empty points (about 430 moves from the empty 19x19 board,
-  60 with 60 empty points left), so a fixed horizon asks the forest in a
-  tenth of an opening rollout and in nearly all of a late one, where the
-  forest's cost a simulation is highest against the rollout's;
+  30-130 past move 300 of a game: bench/bhrf_game.py), so a fixed horizon
+  asks the forest in a tenth of an opening rollout and in nearly all of a
+  late one, where the forest's cost a simulation is highest against the
+  rollout's (at equal time it won no games back:
+  docs/results/bhrf-equal-time-19.md);
 * contexts and pattern nodes are told apart by 64-bit hashes only (two
   contexts sharing a hash would share their replies; the chance is about
   n^2 / 2^65 for n contexts).
@@ -707,7 +709,8 @@ cdef class Forest:
     def set_root(self, Board board):
         """The position the next searches start from: with root_context,
         its last moves (at most max_depth, passes included) become the
-        context in front of every descent sequence."""
+        context in front of every descent sequence; the horizon (horizon,
+        horizon_share) counts from it."""
         cdef forest_t* f = &self.f
         cdef int k = 0, d, h, hs
         if board.b.g.nn != f.nn:
