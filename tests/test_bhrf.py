@@ -324,6 +324,36 @@ def test_last_reply_plays_the_reply_updated_last():
     assert firsts.count(41) < 5
 
 
+def test_last_reply_depth_one_forest_reads_the_same_reply():
+    """With only depth-1 contexts stored (max_depth 1, or none longer learnt
+    yet) last-reply reads the reply by the last move from its own array,
+    not the context slot; a forest with longer contexts reads the slot. Both
+    give the reply updated last in the context that matches."""
+    shallow = Forest(9, epsilon=1.0, selection="last-reply", max_depth=1)
+    deep = Forest(9, epsilon=1.0, selection="last-reply", max_depth=3)
+    for f in (shallow, deep):
+        for _ in range(2):
+            f.update([30, 40, 41], BLACK, 1.0)     # (40,) -> 41, then (40, 30) -> 41
+        f.update([20, 40, 42], BLACK, 1.0)         # (40,) -> 42 last
+        f.update([21, 22], BLACK, 1.0)
+    assert all(len(ctx) == 1 for r in range(81) for ctx, _, _ in shallow.patterns(r))
+    assert any(len(ctx) == 2 for ctx, _, _ in deep.patterns(41))
+    b = Board(9)
+    for m in (20, 40):                      # only (40,) matches in either forest
+        b.play(m)
+    for f in (shallow, deep):
+        assert [f.playout(b, seed=s)[1][0] for s in range(5)] == [42] * 5
+    b2 = Board(9)
+    for m in (30, 40):                      # (40, 30) matches in the deep forest
+        b2.play(m)
+    assert [deep.playout(b2, seed=s)[1][0] for s in range(5)] == [41] * 5
+    assert [shallow.playout(b2, seed=s)[1][0] for s in range(5)] == [42] * 5
+    shallow.clear()
+    assert shallow.stats()["nodes"] == 0
+    assert [shallow.playout(b, seed=s)[1][0] for s in range(20)].count(42) < 5   # forgotten
+    assert shallow.stats()["played"] == 0
+
+
 @pytest.mark.parametrize("accept", ["estimate", "probability", "mean"])
 def test_soft_uct_play_probability(accept):
     """A drawn reply is played with probability min(1, u_r) ("estimate"),
