@@ -34,7 +34,10 @@ the last 1, 2, ... moves and stopping at the first miss: a context of
 depth d + 1 is only ever created below one of depth d (same reply), so when
 depth d is absent no deeper one can be present.  Depth 1 is a direct
 index by the last move (``ctx1``); a deeper absent context is usually
-answered by the presence bits alone.  Soft-UCT then draws among the
+answered by the presence bits alone, and none is probed while the forest
+holds no context longer than one move (``n_deep``: max_depth 1, or early
+in a search).  Last-reply then reads the reply by the last move from
+``last1`` without the context's slot.  Soft-UCT then draws among the
 context's replies on empty points (its reply bitset AND the empty-point
 bitset the board keeps) by rejection, exactly (``_soft_uct``);
 last-reply reads the context's last reply.
