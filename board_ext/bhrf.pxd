@@ -63,8 +63,6 @@ ctypedef struct forest_t:
     ctx_t* ctx
     uint64_t* cbits         # replies of the context in slot s: bits [s*nw, s*nw + nw)
     int32_t* ctx1           # [nn + 1] slot of the depth-1 context (m,), -1 none
-    int16_t* last1          # [nn + 1] last reply of the depth-1 context (m,), -1 none
-                            # (its slot's last, kept here too so last-reply reads no slot)
     int n_deep              # contexts of more than one move (0: the lookup stops at depth 1)
     uint64_t* cfilt         # presence bits, 8 per slot: bit h & (8 slots - 1) set for
                             # every stored context h (a clear bit: h is absent)

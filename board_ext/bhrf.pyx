@@ -36,8 +36,7 @@ depth d is absent no deeper one can be present.  Depth 1 is a direct
 index by the last move (``ctx1``); a deeper absent context is usually
 answered by the presence bits alone, and none is probed while the forest
 holds no context longer than one move (``n_deep``: max_depth 1, or early
-in a search).  Last-reply then reads the reply by the last move from
-``last1`` without the context's slot.  Soft-UCT then draws among the
+in a search).  Soft-UCT then draws among the
 context's replies on empty points (its reply bitset AND the empty-point
 bitset the board keeps) by rejection, exactly (``_soft_uct``);
 last-reply reads the context's last reply.
@@ -380,8 +379,6 @@ cdef inline void _record(forest_t* f, int c, double outcome) noexcept nogil:
     C.tot += 1
     C.lg = <float>sqrt(log(<double>C.tot))
     C.last = r
-    if f.parent[c] < 0:
-        f.last1[f.move[c]] = <int16_t>r
 
 
 cdef void _update_tree(forest_t* f, const int16_t* seq, int i, double outcome) noexcept nogil:
@@ -579,16 +576,6 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
     if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
         return f.fallback(b, rng, NULL)
     f.asked += 1
-    if f.selection == SEL_LAST_REPLY and f.n_deep == 0:
-        # depth-1 contexts only (max_depth 1, or none longer learnt yet): the
-        # last reply by the last move, no context slot read
-        r = f.last1[b.hist[0]] if b.hist[0] >= 0 else -1
-        if r >= 0:
-            f.suggested += 1
-            if _playable(b, r, b.to_move):
-                f.played += 1
-                return r
-        return f.fallback(b, rng, NULL)
     s = _longest(f, b)
     if s >= 0:
         if f.selection == SEL_LAST_REPLY:
@@ -712,16 +699,15 @@ cdef class Forest:
         f.cbits = NULL
         f.cfilt = NULL
         f.ctx1 = <int32_t*>malloc((f.nn + 1) * sizeof(int32_t))
-        f.last1 = <int16_t*>malloc((f.nn + 1) * sizeof(int16_t))
         f.ntab = NULL
         f.rec = NULL
-        if not (f.h and f.reply and f.move and f.parent and f.n and f.w and f.ctx1 and f.last1):
+        if not (f.h and f.reply and f.move and f.parent and f.n and f.w and f.ctx1):
             raise MemoryError("cannot allocate the reply forest")
         self.clear()
 
     def __dealloc__(self):
         free(self.f.h); free(self.f.reply); free(self.f.move); free(self.f.parent)
-        free(self.f.n); free(self.f.w); free(self.f.ctx1); free(self.f.last1)
+        free(self.f.n); free(self.f.w); free(self.f.ctx1)
         free(self.f.ctx); free(self.f.cbits); free(self.f.cfilt); free(self.f.ntab); free(self.f.rec)
 
     def set_root(self, Board board):
@@ -762,7 +748,6 @@ cdef class Forest:
         f.ctx_mask = f.ntab_mask = size - 1
         f.ctx_shift = f.ntab_shift = 64 - TABLE_BITS0
         memset(f.ctx1, 0xFF, (f.nn + 1) * sizeof(int32_t))
-        memset(f.last1, 0xFF, (f.nn + 1) * sizeof(int16_t))
         f.n_deep = 0
         f.rec_used = 0
         f.rec_cap = REC0

@@ -324,18 +324,18 @@ def test_last_reply_plays_the_reply_updated_last():
     assert firsts.count(41) < 5
 
 
-def test_last_reply_depth_one_forest_reads_the_same_reply():
+def test_last_reply_with_and_without_longer_contexts():
     """With only depth-1 contexts stored (max_depth 1, or none longer learnt
-    yet) last-reply reads the reply by the last move from its own array,
-    not the context slot; a forest with longer contexts reads the slot. Both
-    give the reply updated last in the context that matches."""
+    yet) the lookup stops at depth 1 without probing for longer ones; a
+    forest with longer contexts probes them. Both give the reply updated
+    last in the longest context that matches."""
     shallow = Forest(9, epsilon=1.0, selection="last-reply", max_depth=1)
     deep = Forest(9, epsilon=1.0, selection="last-reply", max_depth=3)
     for f in (shallow, deep):
         for _ in range(2):
             f.update([30, 40, 41], BLACK, 1.0)     # (40,) -> 41, then (40, 30) -> 41
         f.update([20, 40, 42], BLACK, 1.0)         # (40,) -> 42 last
-        f.update([21, 22], BLACK, 1.0)
+        f.update([21, 22], BLACK, 1.0)             # another context updated last
     assert all(len(ctx) == 1 for r in range(81) for ctx, _, _ in shallow.patterns(r))
     assert any(len(ctx) == 2 for ctx, _, _ in deep.patterns(41))
     b = Board(9)
