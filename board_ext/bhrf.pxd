@@ -63,7 +63,6 @@ ctypedef struct forest_t:
     ctx_t* ctx
     uint64_t* cbits         # replies of the context in slot s: bits [s*nw, s*nw + nw)
     int32_t* ctx1           # [nn + 1] slot of the depth-1 context (m,), -1 none
-    int n_deep              # contexts of more than one move (0: the lookup stops at depth 1)
     uint64_t* cfilt         # presence bits, 8 per slot: bit h & (8 slots - 1) set for
                             # every stored context h (a clear bit: h is absent)
     uint64_t ctx_mask

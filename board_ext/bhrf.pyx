@@ -34,9 +34,7 @@ the last 1, 2, ... moves and stopping at the first miss: a context of
 depth d + 1 is only ever created below one of depth d (same reply), so when
 depth d is absent no deeper one can be present.  Depth 1 is a direct
 index by the last move (``ctx1``); a deeper absent context is usually
-answered by the presence bits alone, and none is probed while the forest
-holds no context longer than one move (``n_deep``: max_depth 1, or early
-in a search).  Soft-UCT then draws among the
+answered by the presence bits alone.  Soft-UCT then draws among the
 context's replies on empty points (its reply bitset AND the empty-point
 bitset the board keeps) by rejection, exactly (``_soft_uct``);
 last-reply reads the context's last reply.
@@ -335,8 +333,6 @@ cdef int _new_node(forest_t* f, int m, int r, uint64_t h, int parent) noexcept n
         memset(f.cbits + s * f.nw, 0, f.nw * sizeof(uint64_t))
         f.rec_used += 4
         f.n_ctx += 1
-        if parent >= 0:
-            f.n_deep += 1
     else:
         C = &f.ctx[s]
         if C.len == C.cap:
@@ -445,8 +441,8 @@ cdef inline int _longest(const forest_t* f, const board_t* b) noexcept nogil:
     if m < 0:
         return -1
     best = f.ctx1[m]                    # depth 1: a direct index, no hashing
-    if best < 0 or f.n_deep == 0:       # no longer context stored: no probe
-        return best
+    if best < 0:
+        return -1
     h = CTXZ[0][m]
     for d in range(1, f.max_depth):
         m = b.hist[d]
@@ -748,7 +744,6 @@ cdef class Forest:
         f.ctx_mask = f.ntab_mask = size - 1
         f.ctx_shift = f.ntab_shift = 64 - TABLE_BITS0
         memset(f.ctx1, 0xFF, (f.nn + 1) * sizeof(int32_t))
-        f.n_deep = 0
         f.rec_used = 0
         f.rec_cap = REC0
         f.n_nodes = 0

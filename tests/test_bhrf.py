@@ -325,10 +325,9 @@ def test_last_reply_plays_the_reply_updated_last():
 
 
 def test_last_reply_with_and_without_longer_contexts():
-    """With only depth-1 contexts stored (max_depth 1, or none longer learnt
-    yet) the lookup stops at depth 1 without probing for longer ones; a
-    forest with longer contexts probes them. Both give the reply updated
-    last in the longest context that matches."""
+    """A forest of depth-1 contexts (max_depth 1) and one with longer
+    contexts both give the reply updated last in the longest context that
+    matches."""
     shallow = Forest(9, epsilon=1.0, selection="last-reply", max_depth=1)
     deep = Forest(9, epsilon=1.0, selection="last-reply", max_depth=3)
     for f in (shallow, deep):
