@@ -39,6 +39,8 @@ ctypedef struct forest_t:
     int selection           # 0 soft-UCT, 1 last-reply
     int accept_p            # soft-UCT plays the drawn reply with probability P(r|c), not min(1, u_r)
     int accept_mean         # ... or with probability mean_r, the reply's win rate
+    int trials              # > 0: soft-UCT draws from the whole reply block in at most this many
+                            # trials, then the default policy plays (deviation); 0: the exact draw
     double epsilon          # probability of asking the forest in a rollout move
     float b                 # soft-UCT exploration constant (equation 1)
     policy_fn fallback      # default policy (random or expert)

@@ -68,6 +68,15 @@ Deviations from the paper, each a knob or stated here:
   late one, where the forest's cost a simulation is highest against the
   rollout's (at equal time it won no games back:
   docs/results/bhrf-equal-time-19.md);
+* ``trials`` (a knob, 0 = off, the paper's exact draw): soft-UCT tries at
+  most ``trials`` uniform picks from the context's whole reply block, each
+  accepted with probability u_r / (1 + b lg) and kept if playable, and
+  otherwise leaves the move to the default policy.  The exact draw builds
+  the candidates (reply bits AND empty points) at every rollout move, and
+  a forest move then costs two to three random moves (bench/PERFS.md);
+  a trial costs a draw, a record read and the board's test.  Among the
+  playable replies the draw keeps equation (1)'s weights; the forest is
+  simply asked less often where most of its replies are occupied;
 * contexts and pattern nodes are told apart by 64-bit hashes only (two
   contexts sharing a hash would share their replies; the chance is about
   n^2 / 2^65 for n contexts).
@@ -564,6 +573,38 @@ cdef inline int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s
     return _weighed_draw(f, b, rng, recs, rb, lgb, cand, play)
 
 
+cdef inline int _soft_uct_trials(const forest_t* f, const board_t* b, rng_t* rng, int s,
+                                 bint* play) noexcept nogil:
+    """Soft-UCT's draw in at most f.trials trials over the context's whole
+    reply block (a deviation, ``trials``): a trial picks a record
+    uniformly, accepts it with probability u_r / (1 + b lg) and returns it
+    if it is playable; -1 when no trial succeeds, and the default policy
+    plays.  No candidate set is built: a trial costs a draw, a record read
+    and the board's test.  Conditional on success the reply is drawn with
+    probability u_r / sum u over the playable replies, as in _soft_uct
+    (rejection sampling over the block); what differs is that the forest is
+    left with probability (1 - p)^trials, p the chance that one trial
+    succeeds, which grows as the rollout fills the board.  Play: as in
+    _soft_uct, with probability min(1, u_r) (or mean_r, accept_mean)."""
+    cdef const ctx_t* C = &f.ctx[s]
+    cdef const rec_t* recs = f.rec + C.start
+    cdef uint64_t n = <uint64_t>C.len, x
+    cdef int c = b.to_move, t, j, r
+    cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y
+    for t in range(f.trials):
+        x = _rnd(rng)                   # high half: the record; bits 8-31: the test
+        j = <int>(((x >> 32) * n) >> 32)
+        u = recs[j].mean + lgb * recs[j].isq
+        y = <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
+        if y >= u:
+            continue
+        r = recs[j].reply
+        if _playable(b, r, c):
+            play[0] = y < u * (recs[j].mean if f.accept_mean else (u if u < 1 else 1))
+            return r
+    return -1
+
+
 cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
     """Algorithm 3 (soft-UCT) or 4 (last-reply) in front of the default
     policy, for a position within the horizon."""
@@ -583,7 +624,10 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
                 return r
         else:
             # soft-UCT: draw by equation (1), play with probability u_r
-            r = _soft_uct(f, b, rng, s, &play)
+            if f.trials > 0:
+                r = _soft_uct_trials(f, b, rng, s, &play)
+            else:
+                r = _soft_uct(f, b, rng, s, &play)
             if r >= 0:
                 f.suggested += 1
                 if play:
@@ -646,12 +690,16 @@ cdef class Forest:
         horizon: ask the forest only in positions fewer than this many
             moves past the root (set_root); 0 asks it at every rollout
             move (the paper). A deviation, see the module notes.
+        trials: soft-UCT draws from the context's whole reply block in at
+            most this many trials, then leaves the move to the default
+            policy; 0 (the paper) draws exactly among the replies on empty
+            points. A deviation, see the module notes.
     """
 
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
                   fallback="random", int max_depth=3, int capacity=1_000_000,
                   bint root_context=False, bint skip_expansion=False, accept="estimate",
-                  int horizon=0, double horizon_share=0.0):
+                  int horizon=0, double horizon_share=0.0, int trials=0):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"bhrf.epsilon must be in [0, 1], got {epsilon}")
         if selection not in SELECTIONS:
@@ -681,6 +729,12 @@ cdef class Forest:
         if accept not in ("estimate", "probability", "mean"):
             raise ValueError(f"bhrf.accept: unknown rule '{accept}'")
         f.accept_p = accept == "probability"
+        if not 0 <= trials <= 1000:
+            raise ValueError(f"bhrf.trials must be in 0..1000, got {trials}")
+        if trials > 0 and f.accept_p:
+            raise ValueError("bhrf.trials: the trials draw has no accept = 'probability' "
+                             "(it sums u over no candidate set)")
+        f.trials = trials
         f.accept_mean = accept == "mean"
         f.root_context = root_context
         f.skip_expansion = skip_expansion
@@ -802,9 +856,10 @@ cdef class Forest:
 
     def draws(self, Board board, int n, unsigned long long seed=1, bint plays=False):
         """{reply: times drawn} over n soft-UCT draws for board (the draw of
-        Algorithm 3 before its play-with-probability step; None counts
-        the draws that found no reply); with plays, also the number of
-        draws that would be played. For tests."""
+        Algorithm 3 before its play-with-probability step, exact or in
+        trials as the forest is set; None counts the draws that found no
+        reply); with plays, also the number of draws that would be played.
+        For tests."""
         cdef rng_t rng
         cdef int s = _longest(&self.f, board.b), k, j
         cdef bint play = False
@@ -812,7 +867,12 @@ cdef class Forest:
         rng.s = (<unsigned long long>seed) * <unsigned long long>0x9E3779B97F4A7C15 + 7
         out = {}
         for k in range(n):
-            j = _soft_uct(&self.f, board.b, &rng, s, &play) if s >= 0 else -1
+            if s < 0:
+                j = -1
+            elif self.f.trials > 0:
+                j = _soft_uct_trials(&self.f, board.b, &rng, s, &play)
+            else:
+                j = _soft_uct(&self.f, board.b, &rng, s, &play)
             key = None if j < 0 else j
             out[key] = out.get(key, 0) + 1
             if j >= 0 and play:

@@ -98,6 +98,8 @@ class BhrfConfig:
                                         "0 = at every rollout move (the paper; a cap is a deviation)")
     horizon_share: float = _f(0.0, 0.0, 1.0, doc="ask the forest only within this share of the root's empty "
                               "points, in moves past the root; 0 = off (a deviation; with horizon, the smaller)")
+    trials: int = _f(0, 0, 1000, doc="soft-UCT: at most this many uniform picks from the context's whole "
+                     "reply block, then the default policy (a deviation); 0 = the exact draw (the paper)")
     accept: str = _f("estimate", choices=("estimate", "probability", "mean"),
                      doc="soft-UCT plays its draw with probability min(1, u_r), P(r|c) of equation (1), "
                          "or the reply's win rate")
@@ -171,6 +173,9 @@ def _check_cross(cfg):
                           f"({cfg.memory.memory_size})")
     if cfg.search.seconds == 0 and cfg.search.playouts <= 0:
         raise ConfigError("search.playouts: the move budget must be positive")
+    if cfg.bhrf.trials > 0 and cfg.bhrf.accept == "probability":
+        raise ConfigError("bhrf.trials: the trials draw cannot accept by 'probability' "
+                          "(bhrf.accept), which needs the sum of u over the playable replies")
 
 
 def build(data):

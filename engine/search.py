@@ -92,7 +92,8 @@ class Search:
                 self.bhrf = Forest(size, epsilon=b.epsilon, selection=b.selection, b=b.b,
                                    fallback=b.fallback, max_depth=b.max_depth, capacity=b.capacity,
                                    root_context=b.root_context, skip_expansion=b.skip_expansion,
-                                   accept=b.accept, horizon=b.horizon, horizon_share=b.horizon_share)
+                                   accept=b.accept, horizon=b.horizon, horizon_share=b.horizon_share,
+                                   trials=b.trials)
                 self.bhrf_size = size
             t.attach_bhrf(self.bhrf)
         return t

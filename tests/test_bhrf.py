@@ -1,4 +1,5 @@
 """BHRF: forest updates (Algorithms 1, 2) and the rollout policy (3, 4)."""
+import math
 import random
 
 import pytest
@@ -247,10 +248,10 @@ def test_forest_matches_reference_through_table_growth(capacity):
     assert checked > 100
 
 
-def _context_forest(size, last, stats, accept="estimate"):
+def _context_forest(size, last, stats, accept="estimate", trials=0):
     """A forest whose only context is (last,): reply r seen `wins` times
     won and `losses` times lost by its player (white)."""
-    f = Forest(size, epsilon=1.0, selection="soft-uct", accept=accept)
+    f = Forest(size, epsilon=1.0, selection="soft-uct", accept=accept, trials=trials)
     for r, (wins, losses) in stats.items():
         for _ in range(wins):
             f.update([last, r], BLACK, 0.0)
@@ -299,6 +300,38 @@ def test_soft_uct_sees_every_word_of_a_19x19_board():
         b.play(m)
     est = _check_draws(f, b)
     assert set(est) == {5, 200, 355, 360}
+
+
+@pytest.mark.parametrize("trials", [1, 3])
+def test_soft_uct_trials_keep_equation_1_and_leave_the_rest_to_the_default(trials):
+    """With bhrf.trials the draw picks records of the whole block: among
+    the playable replies it still follows equation (1), and it finds none
+    with probability (1 - p)^trials, p = sum of u_r over the playable
+    replies / ((1 + b lg) x the number of replies stored)."""
+    stats = {41: (10, 0), 42: (0, 10), 43: (1, 0), 44: (0, 1), 50: (3, 2), 60: (5, 0), 0: (5, 0)}
+    f = _context_forest(9, 40, stats, trials=trials)
+    b = Board(9)
+    for m in (60, 1, 70, 9, 40):            # 60 is taken, 0 is white's own eye
+        b.play(m)
+    est = f.estimates(b)
+    assert set(est) == {41, 42, 43, 44, 50}
+    n = 60000
+    draws = f.draws(b, n, seed=3)
+    found = n - draws.get(None, 0)
+    total = sum(est.values())
+    for r, u in est.items():
+        assert draws.get(r, 0) / found == pytest.approx(u / total, abs=0.015), r
+    top = 1 + 0.7 * math.sqrt(math.log(sum(w + l for w, l in stats.values())))
+    p = total / (top * len(stats))
+    assert draws.get(None, 0) / n == pytest.approx((1 - p) ** trials, abs=0.01)
+    # the same forest without trials draws a reply every time
+    assert None not in _context_forest(9, 40, stats).draws(b, 1000)
+    with pytest.raises(ValueError, match="bhrf.trials"):
+        Forest(9, trials=2, accept="probability")
+    with pytest.raises(config.ConfigError, match="bhrf.trials"):
+        config.load(None, ["bhrf.trials=2", "bhrf.accept=probability"])
+    with pytest.raises(config.ConfigError, match="bhrf.trials"):
+        config.load(None, ["bhrf.trials=-1"])
 
 
 def test_soft_uct_no_candidate_falls_back():
