@@ -10,7 +10,9 @@ horizon 50; --set adds overrides) and alternates colour with the seed (White for
 The game is the experiment runner's (engine.experiment.play_game).  For
 each block of 50 moves: the mean simulations a move of each side, their
 ratio, the mean rollout moves a simulation of each side (BHRF / baseline),
-and the forest's pattern nodes and contexts at the block's end.
+the share of the BHRF side's rollout moves within the horizon that the
+forest played (the rest are the default policy's), and the forest's
+pattern nodes and contexts at the block's end.
 The last line is the BHRF side's simulations over the baseline's, all the
 games together.
 """
@@ -64,6 +66,7 @@ def main():
         rows, bh = game(exp, seed, args.seconds, args.size, args.set)
         print(f"seed {seed}: BHRF {'white' if bh == 2 else 'black'}, {len(rows)} moves, "
               f"{time.perf_counter() - t:.0f} s", flush=True)
+        prev = {"asked": 0, "played": 0}
         for lo in range(0, len(rows), BLOCK):
             blk = rows[lo:lo + BLOCK]
             mine = [r for r in blk if r[0] == bh]
@@ -72,9 +75,13 @@ def main():
                 continue
             bs, rs = statistics.mean(r[1] for r in mine), statistics.mean(r[1] for r in base)
             st = mine[-1][2]
+            asked = st["asked"] - prev["asked"]
+            played = (st["played"] - prev["played"]) / asked if asked else 0.0
+            prev = st
             print(f"  moves {lo}-{lo + len(blk) - 1}: BHRF {bs:.0f}, baseline {rs:.0f} simulations a "
                   f"move, ratio {bs / rs:.2f}; rollout moves a simulation "
                   f"{statistics.mean(r[3] for r in mine):.0f} / {statistics.mean(r[3] for r in base):.0f}; "
+                  f"forest played {100 * played:.0f}%; "
                   f"forest {st['nodes']} pattern nodes, {st['contexts']} contexts")
         tot_b += sum(r[1] for r in rows if r[0] == bh)
         tot_r += sum(r[1] for r in rows if r[0] != bh)
