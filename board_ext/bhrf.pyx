@@ -608,6 +608,15 @@ cdef inline int _soft_uct_trials(const forest_t* f, const board_t* b, rng_t* rng
     return -1
 
 
+cdef inline int _soft_uct_draw(const forest_t* f, const board_t* b, rng_t* rng, int s,
+                               bint* play) noexcept nogil:
+    """Soft-UCT's draw in context s as the forest is set: in trials
+    (trials > 0) or exact."""
+    if f.trials > 0:
+        return _soft_uct_trials(f, b, rng, s, play)
+    return _soft_uct(f, b, rng, s, play)
+
+
 cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
     """Algorithm 3 (soft-UCT) or 4 (last-reply) in front of the default
     policy, for a position within the horizon."""
@@ -627,10 +636,7 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
                 return r
         else:
             # soft-UCT: draw by equation (1), play with probability u_r
-            if f.trials > 0:
-                r = _soft_uct_trials(f, b, rng, s, &play)
-            else:
-                r = _soft_uct(f, b, rng, s, &play)
+            r = _soft_uct_draw(f, b, rng, s, &play)
             if r >= 0:
                 f.suggested += 1
                 if play:
@@ -870,12 +876,7 @@ cdef class Forest:
         rng.s = (<unsigned long long>seed) * <unsigned long long>0x9E3779B97F4A7C15 + 7
         out = {}
         for k in range(n):
-            if s < 0:
-                j = -1
-            elif self.f.trials > 0:
-                j = _soft_uct_trials(&self.f, board.b, &rng, s, &play)
-            else:
-                j = _soft_uct(&self.f, board.b, &rng, s, &play)
+            j = _soft_uct_draw(&self.f, board.b, &rng, s, &play) if s >= 0 else -1
             key = None if j < 0 else j
             out[key] = out.get(key, 0) + 1
             if j >= 0 and play:
