@@ -474,6 +474,19 @@ cdef inline bint _playable(const board_t* b, int r, int c) noexcept nogil:
     return b.color[r] == EMPTY and board_playable(b, r, c)
 
 
+cdef inline float _trial_y(uint64_t x, float top) noexcept nogil:
+    """A rejection trial's test value, uniform on [0, top), from bits 8-31
+    of the trial's random number (its high half picks the candidate)."""
+    return <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
+
+
+cdef inline bint _trial_plays(const forest_t* f, float mean, float u, float y) noexcept nogil:
+    """Whether an accepted trial (y < u) plays its reply: y / u is uniform
+    on [0, 1) and independent of the choice, so this plays with probability
+    min(1, u_r), or mean_r (accept_mean), without another draw."""
+    return y < u * (mean if f.accept_mean else (u if u < 1 else 1))
+
+
 cdef int _weighed_draw(const forest_t* f, const board_t* b, rng_t* rng, const rec_t* recs,
                        const uint64_t* rb, float lgb, uint64_t* cand, bint* play) noexcept nogil:
     """The end of the soft-UCT draw (recs, rb, lgb: the context's records,
@@ -564,11 +577,11 @@ cdef inline int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s
         r = bhrf_select64(cand[w], k)
         j = _rank(rb, w, r)
         u = recs[j].mean + lgb * recs[j].isq
-        y = <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
+        y = _trial_y(x, top)
         if y >= u:
             continue
         if board_playable(b, (w << 6) + r, c):     # candidates are empty
-            play[0] = y < u * (recs[j].mean if f.accept_mean else (u if u < 1 else 1))
+            play[0] = _trial_plays(f, recs[j].mean, u, y)
             return (w << 6) + r
         cand[w] &= ~((<uint64_t>1) << r)
         cnt[w] -= 1
@@ -598,12 +611,12 @@ cdef inline int _soft_uct_trials(const forest_t* f, const board_t* b, rng_t* rng
         x = _rnd(rng)                   # high half: the record; bits 8-31: the test
         j = <int>(((x >> 32) * n) >> 32)
         u = recs[j].mean + lgb * recs[j].isq
-        y = <float>((x >> 8) & 0xFFFFFF) * <float>5.9604644775390625e-08 * top
+        y = _trial_y(x, top)
         if y >= u:
             continue
         r = recs[j].reply
         if _playable(b, r, c):
-            play[0] = y < u * (recs[j].mean if f.accept_mean else (u if u < 1 else 1))
+            play[0] = _trial_plays(f, recs[j].mean, u, y)
             return r
     return -1
 
