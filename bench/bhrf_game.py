@@ -7,6 +7,10 @@ Both sides: the settings common to configs/paper/bhrf-equal-time-19.toml
 (the expert prior knowledge on every node, random rollouts), read from
 it; the BHRF side adds that file's soft-UCT horizon-50 series (epsilon 1,
 horizon 50; --set adds overrides) and alternates colour with the seed (White for odd seeds).
+``--config F --series S [--x X]`` takes both sides' settings and the BHRF
+side's from another experiment file and series instead, e.g.
+``--config configs/paper/bhrf-fig11-equal-time-19.toml --series "soft-UCT,
+19h host" --x 0.15`` (the forest in front of the expert policy).
 The game is the experiment runner's (engine.experiment.play_game).  For
 each block of 50 moves: the mean simulations a move of each side, their
 ratio, the mean rollout moves a simulation of each side (BHRF / baseline),
@@ -34,11 +38,15 @@ SERIES = "BHRF soft-UCT eps=1 horizon=50, expert priors"
 BLOCK = 50
 
 
-def game(exp, seed, seconds, size, extra):
+def game(exp, seed, seconds, size, extra, series=SERIES, x=None):
     """Per-move rows (color, simulations, forest stats or None, mean
     rollout moves a simulation) of one game, and the BHRF side's colour
     (1 black, 2 white)."""
-    bhrf = next(v["sets"] for v in exp["variant"] if v["series"] == SERIES)
+    found = [v["sets"] for v in exp["variant"]
+             if v["series"] == series and (x is None or float(v["x"]) == x)]
+    if not found:
+        raise SystemExit(f"no variant of series {series!r}" + ("" if x is None else f" at x = {x:g}"))
+    bhrf = found[0]
     bh = 2 if seed % 2 else 1
     sets = {bh: exp["common"] + bhrf + extra, 3 - bh: exp["common"]}
     rows = []
@@ -58,12 +66,15 @@ def main():
     ap.add_argument("--seconds", type=float, default=0.1)
     ap.add_argument("--size", type=int, default=19)
     ap.add_argument("--set", nargs="*", default=[], help="more BHRF-side overrides, e.g. bhrf.horizon=20")
+    ap.add_argument("--config", default=EXPERIMENT, help="experiment file with both sides' settings")
+    ap.add_argument("--series", default=SERIES, help="the BHRF side's series in that file")
+    ap.add_argument("--x", type=float, default=None, help="the variant's x, where the series has several")
     args = ap.parse_args()
-    exp = experiment.load(EXPERIMENT)
+    exp = experiment.load(args.config)
     tot_b = tot_r = 0
     for seed in args.seeds:
         t = time.perf_counter()
-        rows, bh = game(exp, seed, args.seconds, args.size, args.set)
+        rows, bh = game(exp, seed, args.seconds, args.size, args.set, args.series, args.x)
         print(f"seed {seed}: BHRF {'white' if bh == 2 else 'black'}, {len(rows)} moves, "
               f"{time.perf_counter() - t:.0f} s", flush=True)
         prev = {"asked": 0, "played": 0}
