@@ -14,6 +14,8 @@ it equals the wall time).
 measures against the expert policy alone; ``--lr-epsilon`` and
 ``--su-epsilon`` set each selection's epsilon (default 1; Figure 11 of the
 paper: 0.25 and 0.15).
+``--uniform`` adds the uniform selection (``bhrf.selection = uniform``, a
+deviation), its ratio printed before soft-UCT's.
 ``--moves K`` first searches the K positions of a fixed opening (the same
 moves for every run), so the measured search starts with the forest those
 searches left, as in a game (the forest is kept across moves); 0 measures
@@ -72,6 +74,8 @@ def main():
                     help="the default policy: the baseline's rollouts and the forest's fallback")
     ap.add_argument("--lr-epsilon", type=float, default=1.0, help="last-reply's epsilon")
     ap.add_argument("--su-epsilon", type=float, default=1.0, help="soft-UCT's epsilon")
+    ap.add_argument("--uniform", action="store_true",
+                    help="also the uniform selection (a deviation), at soft-UCT's epsilon")
     args = ap.parse_args()
     moves = opening(args.size, args.moves)
     fb = f"bhrf.fallback={args.fallback}"
@@ -80,6 +84,8 @@ def main():
                            f"bhrf.epsilon={args.lr_epsilon}", fb],
             "soft-UCT": ["search.rollout=bhrf", "bhrf.selection=soft-uct",
                          f"bhrf.epsilon={args.su_epsilon}", fb]}
+    if args.uniform:
+        runs["uniform"] = ["search.rollout=bhrf", "bhrf.selection=uniform", f"bhrf.epsilon={args.su_epsilon}", fb]
     best = {k: float("inf") for k in runs}
     for _ in range(args.repeats):
         for k, sets in runs.items():
@@ -87,6 +93,8 @@ def main():
     for k in runs:
         print(f"{k}: {1e6 * best[k]:.1f} us/sim")
     print(f"last-reply cost ratio: {best['last-reply'] / best[args.fallback]:.2f}")
+    if args.uniform:
+        print(f"uniform cost ratio: {best['uniform'] / best[args.fallback]:.2f}")
     print(f"soft-UCT cost ratio: {best['soft-UCT'] / best[args.fallback]:.2f}")
 
 

@@ -68,6 +68,14 @@ Deviations from the paper, each a knob or stated here:
   late one, where the forest's cost a simulation is highest against the
   rollout's (at equal time it won no games back:
   docs/results/bhrf-equal-time-19.md);
+* ``selection = "uniform"`` (a third selection process; the paper has
+  soft-UCT and last-reply): a reply of the longest context drawn uniformly
+  among its playable ones and always played, soft-UCT's draw with every
+  u_r equal.  In the forests of 19x19 games soft-UCT's u_r lie within a
+  factor of about 5 of each other and min(1, u_r) is 1 for most replies
+  (bench/PERFS.md), so its draw is close to uniform over the replies the
+  tree tried after the context; the uniform draw reads no reply record
+  and rejects no trial;
 * ``trials`` (a knob, 0 = off, the paper's exact draw): soft-UCT tries at
   most ``trials`` uniform picks from the context's whole reply block, each
   accepted with probability u_r / (1 + b lg) and kept if playable, and
@@ -142,12 +150,13 @@ cdef extern from *:
     int ctz64 "__builtin_ctzll"(uint64_t x) nogil
 
 
-SELECTIONS = {"soft-uct": 0, "last-reply": 1}
+SELECTIONS = {"soft-uct": 0, "last-reply": 1, "uniform": 2}
 FALLBACKS = {"random": 0, "expert": 1}
 
 cdef enum:
     SEL_SOFT_UCT = 0
     SEL_LAST_REPLY = 1
+    SEL_UNIFORM = 2
     MAXD = 8
     TABLE_BITS0 = 12        # both tables start at 4096 slots
     REC0 = 1 << 14          # reply records allocated at first
@@ -630,6 +639,38 @@ cdef inline int _soft_uct_draw(const forest_t* f, const board_t* b, rng_t* rng, 
     return _soft_uct(f, b, rng, s, play)
 
 
+cdef inline int _uniform(const forest_t* f, const board_t* b, rng_t* rng, int s) noexcept nogil:
+    """The uniform selection (a deviation, ``selection = "uniform"``): a
+    reply of context s drawn uniformly among those that are legal and
+    fill no own true eye, -1 if there is none.  Soft-UCT's draw with every
+    u_r equal and always played: no record is read, no trial rejected.
+    The candidates are the context's reply bits AND the board's empty
+    points; one that the board's test refuses is struck out and the draw
+    goes on among the rest, so the draw is exact."""
+    cdef const uint64_t* rb = f.cbits + s * f.nw
+    cdef uint64_t cand[MAXW]
+    cdef int cnt[MAXW]
+    cdef int nw = f.nw, c = b.to_move, w, k, r, p, nc = 0
+    for w in range(nw):
+        cand[w] = b.empty_bits[w] & rb[w]
+        cnt[w] = popcount64(cand[w])
+        nc += cnt[w]
+    while nc > 0:
+        k = <int>(((_rnd(rng) >> 32) * <uint64_t>nc) >> 32)
+        w = 0
+        while k >= cnt[w]:
+            k -= cnt[w]
+            w += 1
+        r = bhrf_select64(cand[w], k)
+        p = (w << 6) + r
+        if board_playable(b, p, c):     # candidates are empty
+            return p
+        cand[w] &= ~((<uint64_t>1) << r)
+        cnt[w] -= 1
+        nc -= 1
+    return -1
+
+
 cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
     """Algorithm 3 (soft-UCT) or 4 (last-reply) in front of the default
     policy, for a position within the horizon."""
@@ -645,6 +686,12 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
             r = f.ctx[s].last
             f.suggested += 1
             if _playable(b, r, b.to_move):
+                f.played += 1
+                return r
+        elif f.selection == SEL_UNIFORM:
+            r = _uniform(f, b, rng, s)
+            if r >= 0:
+                f.suggested += 1
                 f.played += 1
                 return r
         else:
@@ -694,7 +741,8 @@ cdef class Forest:
     Args:
         size: board size.
         epsilon: probability of asking the forest at a rollout move.
-        selection: "soft-uct" or "last-reply".
+        selection: "soft-uct", "last-reply" (the paper's two) or
+            "uniform" (a deviation, see the module notes).
         b: soft-UCT exploration constant (paper: 0.7).
         fallback: default policy, "random" or "expert".
         max_depth: longest context (1..7).
@@ -879,7 +927,8 @@ cdef class Forest:
     def draws(self, Board board, int n, unsigned long long seed=1, bint plays=False):
         """{reply: times drawn} over n soft-UCT draws for board (the draw of
         Algorithm 3 before its play-with-probability step, exact or in
-        trials as the forest is set; None counts the draws that found no
+        trials as the forest is set; the uniform draw with selection
+        "uniform", always played; None counts the draws that found no
         reply); with plays, also the number of draws that would be played.
         For tests."""
         cdef rng_t rng
@@ -889,7 +938,13 @@ cdef class Forest:
         rng.s = (<unsigned long long>seed) * <unsigned long long>0x9E3779B97F4A7C15 + 7
         out = {}
         for k in range(n):
-            j = _soft_uct_draw(&self.f, board.b, &rng, s, &play) if s >= 0 else -1
+            if s < 0:
+                j = -1
+            elif self.f.selection == SEL_UNIFORM:
+                j = _uniform(&self.f, board.b, &rng, s)
+                play = True
+            else:
+                j = _soft_uct_draw(&self.f, board.b, &rng, s, &play)
             key = None if j < 0 else j
             out[key] = out.get(key, 0) + 1
             if j >= 0 and play:

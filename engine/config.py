@@ -85,7 +85,9 @@ class MemoryCfg:
 @dataclass(frozen=True)
 class BhrfConfig:
     epsilon: float = _f(1.0, 0.0, 1.0, doc="probability of asking the forest (Fabbri et al.)")
-    selection: str = _f("soft-uct", choices=("soft-uct", "last-reply"), doc="reply selection process")
+    selection: str = _f("soft-uct", choices=("soft-uct", "last-reply", "uniform"),
+                      doc="reply selection process: the paper's two, or uniform over the playable replies "
+                          "(soft-UCT with equal weights, a deviation)")
     b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
     fallback: str = _f("random", choices=("random", "expert"), doc="default rollout policy")
     max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")

@@ -70,7 +70,7 @@ def test_longest_context_wins():
     assert f.suggest(b2) == [3, 7]          # only (2,) matches: both replies
 
 
-@pytest.mark.parametrize("selection", ["soft-uct", "last-reply"])
+@pytest.mark.parametrize("selection", ["soft-uct", "last-reply", "uniform"])
 def test_rollouts_follow_the_forest(selection):
     f = Forest(9, epsilon=1.0, selection=selection)
     for _ in range(50):
@@ -248,10 +248,10 @@ def test_forest_matches_reference_through_table_growth(capacity):
     assert checked > 100
 
 
-def _context_forest(size, last, stats, accept="estimate", trials=0):
+def _context_forest(size, last, stats, accept="estimate", trials=0, selection="soft-uct"):
     """A forest whose only context is (last,): reply r seen `wins` times
     won and `losses` times lost by its player (white)."""
-    f = Forest(size, epsilon=1.0, selection="soft-uct", accept=accept, trials=trials)
+    f = Forest(size, epsilon=1.0, selection=selection, accept=accept, trials=trials)
     for r, (wins, losses) in stats.items():
         for _ in range(wins):
             f.update([last, r], BLACK, 0.0)
@@ -332,6 +332,35 @@ def test_soft_uct_trials_keep_equation_1_and_leave_the_rest_to_the_default(trial
         config.load(None, ["bhrf.trials=2", "bhrf.accept=probability"])
     with pytest.raises(config.ConfigError, match="bhrf.trials"):
         config.load(None, ["bhrf.trials=-1"])
+
+
+@pytest.mark.parametrize("size, last, replies, moves", [
+    (9, 40, {41: (10, 0), 42: (0, 10), 43: (1, 0), 50: (3, 2), 60: (5, 0), 0: (5, 0)},
+     (60, 1, 70, 9, 40)),                   # 60 is taken, 0 is white's own eye
+    (19, 180, {5: (2, 2), 100: (9, 0), 200: (0, 9), 355: (2, 2), 360: (1, 0)}, (100, 181, 180)),
+])
+def test_uniform_draws_every_playable_reply_alike(size, last, replies, moves):
+    """selection = "uniform": each playable reply of the longest context
+    equally often whatever its record, never a taken point or an own eye,
+    always played; the rollouts follow the forest like the paper's two."""
+    f = _context_forest(size, last, replies, selection="uniform")
+    b = Board(size)
+    for m in moves:
+        b.play(m)
+    playable = set(f.estimates(b))
+    assert playable and playable < set(replies)
+    n = 40000
+    draws, played = f.draws(b, n, seed=5, plays=True)
+    assert set(draws) == playable and played == n
+    for r in playable:
+        assert draws[r] / n == pytest.approx(1 / len(playable), abs=0.012), r
+    g = _context_forest(9, 40, {41: (3, 0)}, selection="uniform")
+    b2 = Board(9)
+    for m in (41, 50, 40):                  # the only reply is taken
+        b2.play(m)
+    assert g.draws(b2, 100) == {None: 100}
+    with pytest.raises(config.ConfigError, match="bhrf.selection"):
+        config.load(None, ["bhrf.selection=uniformly"])
 
 
 def test_soft_uct_no_candidate_falls_back():
