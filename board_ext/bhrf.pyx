@@ -496,6 +496,29 @@ cdef inline bint _trial_plays(const forest_t* f, float mean, float u, float y) n
     return y < u * (mean if f.accept_mean else (u if u < 1 else 1))
 
 
+cdef inline int _candidates(const forest_t* f, const board_t* b, const uint64_t* rb,
+                            uint64_t* cand, int* cnt) noexcept nogil:
+    """A context's replies on empty points (its reply bits rb AND the
+    board's empty points) into cand, their count per word into cnt;
+    returns the total."""
+    cdef int w, nc = 0
+    for w in range(f.nw):
+        cand[w] = b.empty_bits[w] & rb[w]
+        cnt[w] = popcount64(cand[w])
+        nc += cnt[w]
+    return nc
+
+
+cdef inline int _kth(const uint64_t* cand, const int* cnt, int k, int* word) noexcept nogil:
+    """The k-th (from 0) candidate: its word into word, its bit returned."""
+    cdef int w = 0
+    while k >= cnt[w]:
+        k -= cnt[w]
+        w += 1
+    word[0] = w
+    return bhrf_select64(cand[w], k)
+
+
 cdef int _weighed_draw(const forest_t* f, const board_t* b, rng_t* rng, const rec_t* recs,
                        const uint64_t* rb, float lgb, uint64_t* cand, bint* play) noexcept nogil:
     """The end of the soft-UCT draw (recs, rb, lgb: the context's records,
@@ -566,12 +589,9 @@ cdef inline int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s
     cdef uint64_t cand[MAXW]
     cdef int cnt[MAXW]
     cdef uint64_t x
-    cdef int nw = f.nw, c = b.to_move, w, k, t, j, r, nc = 0
+    cdef int c = b.to_move, w, k, t, j, r
+    cdef int nc = _candidates(f, b, rb, cand, cnt)
     cdef float lgb = f.b * C.lg, top = 1 + lgb, u, y
-    for w in range(nw):
-        cand[w] = b.empty_bits[w] & rb[w]
-        cnt[w] = popcount64(cand[w])
-        nc += cnt[w]
     # accept_p needs equation (1)'s denominator, which the weighed draw
     # below sums anyway: it skips the rejection trials.
     for t in range(0 if f.accept_p else TRIES):
@@ -579,11 +599,7 @@ cdef inline int _soft_uct(const forest_t* f, const board_t* b, rng_t* rng, int s
             return -1
         x = _rnd(rng)                   # high half: the candidate; bits 8-31: the test
         k = <int>(((x >> 32) * <uint64_t>nc) >> 32)
-        w = 0
-        while k >= cnt[w]:
-            k -= cnt[w]
-            w += 1
-        r = bhrf_select64(cand[w], k)
+        r = _kth(cand, cnt, k, &w)
         j = _rank(rb, w, r)
         u = recs[j].mean + lgb * recs[j].isq
         y = _trial_y(x, top)
@@ -650,18 +666,11 @@ cdef inline int _uniform(const forest_t* f, const board_t* b, rng_t* rng, int s)
     cdef const uint64_t* rb = f.cbits + s * f.nw
     cdef uint64_t cand[MAXW]
     cdef int cnt[MAXW]
-    cdef int nw = f.nw, c = b.to_move, w, k, r, p, nc = 0
-    for w in range(nw):
-        cand[w] = b.empty_bits[w] & rb[w]
-        cnt[w] = popcount64(cand[w])
-        nc += cnt[w]
+    cdef int c = b.to_move, w, k, r, p
+    cdef int nc = _candidates(f, b, rb, cand, cnt)
     while nc > 0:
         k = <int>(((_rnd(rng) >> 32) * <uint64_t>nc) >> 32)
-        w = 0
-        while k >= cnt[w]:
-            k -= cnt[w]
-            w += 1
-        r = bhrf_select64(cand[w], k)
+        r = _kth(cand, cnt, k, &w)
         p = (w << 6) + r
         if board_playable(b, p, c):     # candidates are empty
             return p
