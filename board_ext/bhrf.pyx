@@ -681,8 +681,8 @@ cdef inline int _uniform(const forest_t* f, const board_t* b, rng_t* rng, int s)
 
 
 cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
-    """Algorithm 3 (soft-UCT) or 4 (last-reply) in front of the default
-    policy, for a position within the horizon."""
+    """Algorithm 3 (soft-UCT) or 4 (last-reply), or the uniform draw, in
+    front of the default policy, for a position within the horizon."""
     cdef int s, r
     cdef bint play = False
     if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
