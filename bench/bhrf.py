@@ -85,7 +85,8 @@ def main():
             "soft-UCT": ["search.rollout=bhrf", "bhrf.selection=soft-uct",
                          f"bhrf.epsilon={args.su_epsilon}", fb]}
     if args.uniform:
-        runs["uniform"] = ["search.rollout=bhrf", "bhrf.selection=uniform", f"bhrf.epsilon={args.su_epsilon}", fb]
+        runs["uniform"] = ["search.rollout=bhrf", "bhrf.selection=uniform",
+                           f"bhrf.epsilon={args.su_epsilon}", fb]
     best = {k: float("inf") for k in runs}
     for _ in range(args.repeats):
         for k, sets in runs.items():

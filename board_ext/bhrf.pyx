@@ -646,15 +646,6 @@ cdef inline int _soft_uct_trials(const forest_t* f, const board_t* b, rng_t* rng
     return -1
 
 
-cdef inline int _soft_uct_draw(const forest_t* f, const board_t* b, rng_t* rng, int s,
-                               bint* play) noexcept nogil:
-    """Soft-UCT's draw in context s as the forest is set: in trials
-    (trials > 0) or exact."""
-    if f.trials > 0:
-        return _soft_uct_trials(f, b, rng, s, play)
-    return _soft_uct(f, b, rng, s, play)
-
-
 cdef inline int _uniform(const forest_t* f, const board_t* b, rng_t* rng, int s) noexcept nogil:
     """The uniform selection (a deviation, ``selection = "uniform"``): a
     reply of context s drawn uniformly among those that are legal and
@@ -680,6 +671,19 @@ cdef inline int _uniform(const forest_t* f, const board_t* b, rng_t* rng, int s)
     return -1
 
 
+cdef inline int _draw(const forest_t* f, const board_t* b, rng_t* rng, int s,
+                      bint* play) noexcept nogil:
+    """The drawing selections' reply in context s and, in play, whether to
+    play it: soft-UCT as the forest is set, in trials (trials > 0) or
+    exact, or the uniform draw (always played)."""
+    if f.selection == SEL_UNIFORM:
+        play[0] = True
+        return _uniform(f, b, rng, s)
+    if f.trials > 0:
+        return _soft_uct_trials(f, b, rng, s, play)
+    return _soft_uct(f, b, rng, s, play)
+
+
 cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
     """Algorithm 3 (soft-UCT) or 4 (last-reply), or the uniform draw, in
     front of the default policy, for a position within the horizon."""
@@ -697,15 +701,10 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
             if _playable(b, r, b.to_move):
                 f.played += 1
                 return r
-        elif f.selection == SEL_UNIFORM:
-            r = _uniform(f, b, rng, s)
-            if r >= 0:
-                f.suggested += 1
-                f.played += 1
-                return r
         else:
             # soft-UCT: draw by equation (1), play with probability u_r
-            r = _soft_uct_draw(f, b, rng, s, &play)
+            # (the uniform draw: equal weights, always played)
+            r = _draw(f, b, rng, s, &play)
             if r >= 0:
                 f.suggested += 1
                 if play:
@@ -947,13 +946,7 @@ cdef class Forest:
         rng.s = (<unsigned long long>seed) * <unsigned long long>0x9E3779B97F4A7C15 + 7
         out = {}
         for k in range(n):
-            if s < 0:
-                j = -1
-            elif self.f.selection == SEL_UNIFORM:
-                j = _uniform(&self.f, board.b, &rng, s)
-                play = True
-            else:
-                j = _soft_uct_draw(&self.f, board.b, &rng, s, &play)
+            j = _draw(&self.f, board.b, &rng, s, &play) if s >= 0 else -1
             key = None if j < 0 else j
             out[key] = out.get(key, 0) + 1
             if j >= 0 and play:

@@ -342,7 +342,7 @@ def test_soft_uct_trials_keep_equation_1_and_leave_the_rest_to_the_default(trial
 def test_uniform_draws_every_playable_reply_alike(size, last, replies, moves):
     """selection = "uniform": each playable reply of the longest context
     equally often whatever its record, never a taken point or an own eye,
-    always played; the rollouts follow the forest like the paper's two."""
+    always played (its rollouts: test_rollouts_follow_the_forest)."""
     f = _context_forest(size, last, replies, selection="uniform")
     b = Board(size)
     for m in moves:
