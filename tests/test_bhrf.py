@@ -363,6 +363,27 @@ def test_uniform_draws_every_playable_reply_alike(size, last, replies, moves):
         config.load(None, ["bhrf.selection=uniformly"])
 
 
+@pytest.mark.parametrize("selection", ["soft-uct", "uniform"])
+def test_draws_stay_exact_when_few_replies_are_playable(selection):
+    """With 20 of a context's 24 replies taken the draws still follow
+    their law over the 4 playable ones: equation (1), or uniform."""
+    points = [19 * row + col for row in range(2, 17, 2) for col in (2, 8, 14)]
+    replies = {p: (1 + i % 5, i % 3) for i, p in enumerate(points)}
+    f = _context_forest(19, 180, replies, selection=selection)
+    b = Board(19)
+    for p in points[:20]:                   # scattered stones, both colours
+        b.play(p)
+    b.play(180)
+    est = f.estimates(b)
+    assert set(est) == set(points[20:])
+    if selection == "soft-uct":
+        _check_draws(f, b)
+    else:
+        draws = f.draws(b, 40000, seed=3)
+        for r in est:
+            assert draws[r] / 40000 == pytest.approx(0.25, abs=0.012), r
+
+
 def test_soft_uct_no_candidate_falls_back():
     f = _context_forest(9, 40, {41: (3, 0)})
     b = Board(9)
