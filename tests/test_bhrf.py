@@ -270,6 +270,12 @@ def _check_draws(f, b, n=40000):
     return est
 
 
+def _check_uniform(draws, replies, n):
+    """Each reply drawn 1 / len(replies) of the n times, within 1.2 points."""
+    for r in replies:
+        assert draws[r] / n == pytest.approx(1 / len(replies), abs=0.012), r
+
+
 def test_soft_uct_draws_follow_equation_1_over_empty_replies():
     # mixed visit counts: the rejection stage does nearly all the draws
     f = _context_forest(9, 40, {41: (10, 0), 42: (0, 10), 43: (1, 0), 44: (0, 1),
@@ -352,8 +358,7 @@ def test_uniform_draws_every_playable_reply_alike(size, last, replies, moves):
     n = 40000
     draws, played = f.draws(b, n, seed=5, plays=True)
     assert set(draws) == playable and played == n
-    for r in playable:
-        assert draws[r] / n == pytest.approx(1 / len(playable), abs=0.012), r
+    _check_uniform(draws, playable, n)
     g = _context_forest(9, 40, {41: (3, 0)}, selection="uniform")
     b2 = Board(9)
     for m in (41, 50, 40):                  # the only reply is taken
@@ -379,9 +384,7 @@ def test_draws_stay_exact_when_few_replies_are_playable(selection):
     if selection == "soft-uct":
         _check_draws(f, b)
     else:
-        draws = f.draws(b, 40000, seed=3)
-        for r in est:
-            assert draws[r] / 40000 == pytest.approx(0.25, abs=0.012), r
+        _check_uniform(f.draws(b, 40000, seed=3), est, 40000)
 
 
 def test_soft_uct_no_candidate_falls_back():
