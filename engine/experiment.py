@@ -30,13 +30,19 @@ after two passes, a resignation or ``3*size*size`` moves, and the final
 position is scored by area (Tromp-Taylor; both searches treat two passes
 that way, so neither passes with dead stones that would lose).  Every game
 is written atomically to ``runs/paper/<name>/<variant>/game-NNNN.json``, so
-an interrupted run resumes where it stopped.  The report gives each
-variant's win rate with its Wilson 95% interval.
+an interrupted run resumes where it stopped.  A run, and ``--report-only``,
+also keep each variant's records in ``docs/results/games/<name>/`` (one
+gzipped JSON line a game) and write back the ones missing under the out
+directory before they start, so a run stopped short of its target resumes
+in a fresh checkout too.  The report gives each variant's win rate with its
+Wilson 95% interval.
 """
 import argparse
 import json
 import math
+import gzip
 import os
+import re
 import sys
 import time
 import tomllib
@@ -195,8 +201,61 @@ def pending_jobs(exp, out_root, games=None, only=None, xs=None):
     return jobs
 
 
+def _records(vdir):
+    """The game records under vdir as (index, record), in index order."""
+    out = []
+    if os.path.isdir(vdir):
+        for fn in sorted(os.listdir(vdir)):
+            m = re.fullmatch(r"game-(\d+)\.json", fn)
+            if m:                       # not the temporary files of atomic_write
+                with open(os.path.join(vdir, fn)) as fh:
+                    out.append((int(m.group(1)) - 1, json.load(fh)))
+    return out
+
+
+def archive_path(exp, label):
+    """docs/results/games/<name>/<label>.jsonl.gz: a variant's game records,
+    one a line in index order, kept with the reports, so that a run stopped
+    short of its target resumes in another checkout (runs/ is not kept)."""
+    slug = re.sub(r"[^A-Za-z0-9._=-]+", "_", label).strip("_")
+    return os.path.join(HERE, "docs", "results", "games", exp["name"], slug + ".jsonl.gz")
+
+
+def archive(exp, out_root):
+    """Write each variant's records under out_root to its archive, where
+    they differ from what it holds (gzip without a timestamp, so the same
+    records give the same bytes)."""
+    for v in exp["variant"]:
+        recs = _records(os.path.join(out_root, variant_label(v)))
+        if not recs:
+            continue
+        text = "".join(json.dumps(dict(r, index=i), sort_keys=True) + "\n" for i, r in recs)
+        path = archive_path(exp, variant_label(v))
+        if os.path.exists(path):
+            with gzip.open(path, "rt", encoding="utf-8") as fh:
+                if fh.read() == text:
+                    continue
+        atomic_write(path, gzip.compress(text.encode("utf-8"), mtime=0))
+
+
+def restore(exp, out_root):
+    """Write back under out_root every archived record that is not there."""
+    for v in exp["variant"]:
+        path = archive_path(exp, variant_label(v))
+        if not os.path.exists(path):
+            continue
+        vdir = os.path.join(out_root, variant_label(v))
+        with gzip.open(path, "rt", encoding="utf-8") as fh:
+            for line in fh:
+                rec = json.loads(line)
+                p = os.path.join(vdir, f"game-{rec['index'] + 1:04d}.json")
+                if not os.path.exists(p):
+                    atomic_write(p, json.dumps(rec) + "\n")
+
+
 def run(exp, out_root, games=None, workers=None, only=None, xs=None):
     from tqdm import tqdm
+    restore(exp, out_root)
     jobs = pending_jobs(exp, out_root, games, only, xs)
     bar = tqdm(total=len(jobs), desc=exp["name"], unit="game", file=sys.stderr)
     with ProcessPoolExecutor(workers or exp["workers"]) as ex:
@@ -237,13 +296,7 @@ def collect(exp, out_root, stored=None):
     stored = stored or {}
     rows = []
     for v in exp["variant"]:
-        vdir = os.path.join(out_root, variant_label(v))
-        recs = []
-        if os.path.isdir(vdir):
-            for fn in sorted(os.listdir(vdir)):
-                if fn.endswith(".json"):
-                    with open(os.path.join(vdir, fn)) as fh:
-                        recs.append(json.load(fh))
+        recs = [r for _, r in _records(os.path.join(out_root, variant_label(v)))]
         wins = sum(r["variant_won"] for r in recs)
         n = len(recs)
         moves = sum(len(r["moves"]) for r in recs) / n if n else 0
@@ -342,8 +395,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     exp = load(args.config)
     out_root = args.out or os.path.join(HERE, "runs", "paper", exp["name"])
-    if not args.report_only:
+    if args.report_only:
+        restore(exp, out_root)
+    else:
         run(exp, out_root, args.games, args.workers, args.only, args.xs)
+    archive(exp, out_root)
     os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
     rows = collect(exp, out_root, load_tallies(exp))
     save_tallies(exp, rows)

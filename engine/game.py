@@ -433,13 +433,14 @@ def _sgf_escape(text):
 
 
 def atomic_write(path, text):
-    """Write text to path via a temporary file in the same folder and
-    os.replace, so a reader never sees half a file."""
+    """Write text (str, or bytes as they are) to path via a temporary file
+    in the same folder and os.replace, so a reader never sees half a file."""
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=d)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
+              else os.fdopen(fd, "w", encoding="utf-8")) as fh:
             fh.write(text)
         os.replace(tmp, path)
     except BaseException:

@@ -1,6 +1,8 @@
 """Experiment reports: rows from game records, and stored tallies for
 variants whose games are not under the out directory."""
+import gzip
 import json
+import os
 
 from engine import experiment
 
@@ -102,3 +104,46 @@ def test_variant_seconds_override_and_bad_seconds_named(tmp_path):
     f.write_text('name = "e"\nsize = 9\nseconds = "fast"\n[[variant]]\nseries = "s"\nx = 1\n')
     with pytest.raises(experiment.ExperimentError, match="key 'seconds'"):
         experiment.load(str(f))
+
+
+def test_records_archived_and_written_back_in_a_fresh_out_dir(tmp_path, monkeypatch):
+    """A run stopped short of its target resumes elsewhere: the records go
+    to docs/results/games/, and a new out directory gets them back, so only
+    the missing games are pending and the tally is the same."""
+    monkeypatch.setattr(experiment, "HERE", str(tmp_path / "repo"))
+    exp = _exp()
+    out = tmp_path / "runs1"
+    d = out / "a-1"
+    d.mkdir(parents=True)
+    for i, won in enumerate([1.0, 0.0, 1.0]):
+        (d / f"game-{i + 1:04d}.json").write_text(json.dumps(
+            {"variant_won": won, "moves": [0] * (10 + i), "seconds": 2.0}))
+    (d / ".tmp-game-0004.json").write_text("{half a rec")     # atomic_write's temporary file
+    experiment.archive(exp, str(out))
+    path = experiment.archive_path(exp, "a-1")
+    assert path.startswith(str(tmp_path / "repo" / "docs" / "results" / "games" / "t"))
+    assert not os.path.exists(experiment.archive_path(exp, "b-1"))   # no records, no archive
+    first = open(path, "rb").read()
+    experiment.archive(exp, str(out))
+    assert open(path, "rb").read() == first                  # the same records, the same bytes
+
+    fresh = tmp_path / "runs2"
+    assert len(experiment.pending_jobs(exp, str(fresh), games=4, only=["a"])) == 4
+    experiment.restore(exp, str(fresh))
+    jobs = experiment.pending_jobs(exp, str(fresh), games=4, only=["a"])
+    assert [j[5] for j in jobs] == [3]                       # only the fourth game is left
+    rows = {r["label"]: r for r in experiment.collect(exp, str(fresh))}
+    assert rows["a-1"]["games"] == 3 and rows["a-1"]["wins"] == 2.0
+    assert rows["a-1"]["moves"] == 11 and not rows["a-1"]["stored"]
+    assert json.loads((fresh / "a-1" / "game-0002.json").read_text())["index"] == 1
+
+    # a record played since is added to the archive; one on disk is never overwritten
+    (fresh / "a-1" / "game-0004.json").write_text(json.dumps(
+        {"variant_won": 0.5, "moves": [0] * 20, "seconds": 2.0}))
+    experiment.archive(exp, str(fresh))
+    with gzip.open(path, "rt") as fh:
+        assert [json.loads(x)["index"] for x in fh] == [0, 1, 2, 3]
+    (d / "game-0001.json").write_text(json.dumps({"variant_won": 0.0, "moves": [], "seconds": 1.0}))
+    experiment.restore(exp, str(out))
+    assert json.loads((d / "game-0001.json").read_text())["variant_won"] == 0.0
+    assert json.loads((d / "game-0004.json").read_text())["variant_won"] == 0.5
