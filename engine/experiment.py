@@ -43,6 +43,7 @@ import math
 import gzip
 import os
 import re
+import statistics
 import sys
 import time
 import tomllib
@@ -285,7 +286,7 @@ def load_tallies(exp):
 
 
 def save_tallies(exp, rows):
-    t = {r["label"]: {k: r[k] for k in ("games", "wins", "moves", "seconds")}
+    t = {r["label"]: {k: r[k] for k in ("games", "wins", "moves", "seconds") + EXTRA if k in r}
          for r in rows if r["games"]}
     atomic_write(result_path(exp, "json"), json.dumps(t, indent=1, sort_keys=True) + "\n")
 
@@ -301,15 +302,42 @@ def collect(exp, out_root, stored=None):
         n = len(recs)
         moves = sum(len(r["moves"]) for r in recs) / n if n else 0
         secs = sum(r["seconds"] for r in recs) / n if n else 0
+        extra = _splits(recs)
         old = stored.get(variant_label(v))
         if not n and old:
             n, wins, moves, secs = old["games"], old["wins"], old["moves"], old["seconds"]
+            extra = {k: old[k] for k in EXTRA if k in old}
         lo, hi = stats.wilson(wins, n)
         rows.append({"series": v["series"], "x": v["x"], "label": variant_label(v), "games": n,
                      "stored": bool(old) and not recs,
                      "wins": wins, "winrate": wins / n if n else math.nan, "lo": lo, "hi": hi,
-                     "elo": stats.elo(wins / n) if n else math.nan, "moves": moves, "seconds": secs})
+                     "elo": stats.elo(wins / n) if n else math.nan, "moves": moves, "seconds": secs,
+                     **extra})
     return rows
+
+
+EXTRA = ("black", "white", "sim_ratio")
+
+
+def _splits(recs):
+    """The variant's [wins, games] as Black and as White, and its
+    simulations over the baseline's in each game (both sides' totals) as
+    [lower quartile, median, upper quartile], where the records count them."""
+    out = {}
+    for c in ("black", "white"):
+        rc = [r for r in recs if r.get("variant_color") == c]
+        if rc:
+            out[c] = [sum(r["variant_won"] for r in rc), len(rc)]
+    ratios = []
+    for r in recs:
+        if r.get("sims_black") and r.get("sims_white") and r.get("variant_color"):
+            v, b = ((r["sims_black"], r["sims_white"]) if r["variant_color"] == "black"
+                    else (r["sims_white"], r["sims_black"]))
+            ratios.append(v / b)
+    if ratios:
+        q = statistics.quantiles(ratios, n=4, method="inclusive") if len(ratios) > 1 else ratios * 3
+        out["sim_ratio"] = [q[0], statistics.median(ratios), q[2]]
+    return out
 
 
 def report(exp, rows, path_md, path_png, argv):
@@ -320,15 +348,19 @@ def report(exp, rows, path_md, path_png, argv):
               f"Board {exp['size']}x{exp['size']}, komi {exp['komi']}; both sides: "
               f"`{' '.join(exp['common']) or '(defaults)'}`; baseline: "
               f"`{' '.join(exp['baseline']) or '(defaults)'}`. Colours alternate; area scoring.", "",
-              "| variant | games | wins | win rate | 95% Wilson interval | Elo | moves/game | s/game |",
-              "|---|---|---|---|---|---|---|---|"]
+              "| variant | games | wins | win rate | 95% Wilson interval | Elo | as Black | as White "
+              "| simulations / baseline's (median, quartiles) | moves/game | s/game |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if not r["games"]:
-            lines.append(f"| {r['label']} | 0 | | not run | | | | |")
+            lines.append(f"| {r['label']} | 0 | | not run | | | | | | | |")
             continue
+        cols = [f"{r[c][0]:g}/{r[c][1]}" if c in r else "" for c in ("black", "white")]
+        q = r.get("sim_ratio")
+        cols.append(f"{q[1]:.2f} ({q[0]:.2f}-{q[2]:.2f})" if q else "")
         lines.append(f"| {r['label']}{' *' if r.get('stored') else ''} | {r['games']} | {r['wins']:g} | {100 * r['winrate']:.1f}% | "
                      f"{100 * r['lo']:.1f}% - {100 * r['hi']:.1f}% | {stats.fmt_elo(r['elo'])} | "
-                     f"{r['moves']:.0f} | {r['seconds']:.1f} |")
+                     f"{' | '.join(cols)} | {r['moves']:.0f} | {r['seconds']:.1f} |")
     if any(r.get("stored") for r in rows):
         lines += ["", f"\\* played in an earlier run whose games are not under the out directory; "
                   f"the tally comes from `docs/results/{exp['name']}.json`."]

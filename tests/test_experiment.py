@@ -147,3 +147,32 @@ def test_records_archived_and_written_back_in_a_fresh_out_dir(tmp_path, monkeypa
     experiment.restore(exp, str(out))
     assert json.loads((d / "game-0001.json").read_text())["variant_won"] == 0.0
     assert json.loads((d / "game-0004.json").read_text())["variant_won"] == 0.5
+
+
+def test_rows_split_by_colour_and_give_the_simulation_ratio(tmp_path, monkeypatch):
+    monkeypatch.setattr(experiment, "HERE", str(tmp_path / "repo"))
+    exp = _exp()
+    d = tmp_path / "a-1"
+    d.mkdir()
+    games = [("black", 1.0, 800, 1000), ("white", 0.0, 1000, 900), ("black", 0.0, 700, 1000),
+             ("white", 0.5, 1000, 600), ("black", 1.0, 1000, 1000)]
+    for i, (c, won, sb, sw) in enumerate(games):
+        (d / f"game-{i + 1:04d}.json").write_text(json.dumps(
+            {"variant_won": won, "variant_color": c, "moves": [0] * 10, "seconds": 2.0,
+             "sims_black": sb, "sims_white": sw, "index": i}))
+    rows = {r["label"]: r for r in experiment.collect(exp, str(tmp_path))}
+    a = rows["a-1"]
+    assert a["black"] == [2.0, 3] and a["white"] == [0.5, 2]
+    # the variant's share of each game's simulations: 0.8, 0.9, 0.7, 0.6, 1.0
+    assert [round(x, 6) for x in a["sim_ratio"]] == [0.7, 0.8, 0.9]
+    assert "sim_ratio" not in rows["b-1"]
+    # the tally keeps them, so a report made without the records still shows them
+    experiment.save_tallies(exp, list(rows.values()))
+    again = {r["label"]: r for r in experiment.collect(exp, str(tmp_path / "none"),
+                                                       experiment.load_tallies(exp))}
+    assert again["a-1"]["stored"] and again["a-1"]["black"] == [2.0, 3]
+    assert again["a-1"]["sim_ratio"] == a["sim_ratio"]
+    md, png = tmp_path / "r.md", tmp_path / "r.png"
+    experiment.report(exp, list(again.values()), str(md), str(png), ["t.toml"])
+    line = [x for x in md.read_text().splitlines() if x.startswith("| a-1")][0]
+    assert "| 2/3 | 0.5/2 | 0.80 (0.70-0.90) |" in line
