@@ -19,6 +19,12 @@ forest played (the rest are the default policy's), and the forest's
 pattern nodes and contexts at the block's end.
 The last line is the BHRF side's simulations over the baseline's, all the
 games together.
+
+``--playouts N`` plays both sides at N simulations a move instead: the
+game is then the same in every build (the forest changes no random draw
+of the search), so two builds compare move for move.  Each block also
+gives each side's CPU time a simulation, and the last line is the BHRF
+side's time a simulation over the baseline's (``cost ratio``).
 """
 import argparse
 import os
@@ -38,25 +44,31 @@ SERIES = "BHRF soft-UCT eps=1 horizon=50, expert priors"
 BLOCK = 50
 
 
-def game(exp, seed, seconds, size, extra, series=SERIES, x=None):
+def game(exp, seed, seconds, size, extra, series=SERIES, x=None, playouts=None):
     """Per-move rows (color, simulations, forest stats or None, mean
-    rollout moves a simulation) of one game, and the BHRF side's colour
-    (1 black, 2 white)."""
+    rollout moves a simulation, CPU seconds) of one game, and the BHRF
+    side's colour (1 black, 2 white).  With playouts, both sides run that
+    many simulations a move and seconds is not used."""
     found = [v["sets"] for v in exp["variant"]
              if v["series"] == series and (x is None or float(v["x"]) == x)]
     if not found:
         raise SystemExit(f"no variant of series {series!r}" + ("" if x is None else f" at x = {x:g}"))
     bhrf = found[0]
     bh = 2 if seed % 2 else 1
-    sets = {bh: exp["common"] + bhrf + extra, 3 - bh: exp["common"]}
+    fixed = [f"search.playouts={playouts}"] if playouts else []
+    sets = {bh: exp["common"] + bhrf + extra + fixed, 3 - bh: exp["common"] + fixed}
     rows = []
+    clock = [time.thread_time()]
 
     def on_move(color, search, result):
         st = search.bhrf.stats() if color == bh else None
         t = search.tree.stats()
-        rows.append((color, result.playouts, st, t["rollout_moves"] / max(t["sims"], 1)))
+        now = time.thread_time()
+        rows.append((color, result.playouts, st, t["rollout_moves"] / max(t["sims"], 1), now - clock[0]))
+        clock[0] = now
 
-    experiment.play_game(sets[1], sets[2], size, exp["komi"], seed=seed, seconds=seconds, on_move=on_move)
+    experiment.play_game(sets[1], sets[2], size, exp["komi"], seed=seed,
+                         seconds=None if playouts else seconds, on_move=on_move)
     return rows, bh
 
 
@@ -69,12 +81,14 @@ def main():
     ap.add_argument("--config", default=EXPERIMENT, help="experiment file with both sides' settings")
     ap.add_argument("--series", default=SERIES, help="the BHRF side's series in that file")
     ap.add_argument("--x", type=float, default=None, help="the variant's x, where the series has several")
+    ap.add_argument("--playouts", type=int, default=None,
+                    help="both sides at this many simulations a move, not --seconds")
     args = ap.parse_args()
     exp = experiment.load(args.config)
-    tot_b = tot_r = 0
+    tot_b = tot_r = cpu_b = cpu_r = 0
     for seed in args.seeds:
         t = time.perf_counter()
-        rows, bh = game(exp, seed, args.seconds, args.size, args.set, args.series, args.x)
+        rows, bh = game(exp, seed, args.seconds, args.size, args.set, args.series, args.x, args.playouts)
         print(f"seed {seed}: BHRF {'white' if bh == 2 else 'black'}, {len(rows)} moves, "
               f"{time.perf_counter() - t:.0f} s", flush=True)
         prev = {"asked": 0, "played": 0}
@@ -89,14 +103,23 @@ def main():
             asked = st["asked"] - prev["asked"]
             played = (st["played"] - prev["played"]) / asked if asked else 0.0
             prev = st
+            cpu = ""
+            if args.playouts:
+                cpu = (f"; {1e6 * sum(r[4] for r in mine) / sum(r[1] for r in mine):.1f} / "
+                       f"{1e6 * sum(r[4] for r in base) / sum(r[1] for r in base):.1f} us a simulation")
             print(f"  moves {lo}-{lo + len(blk) - 1}: BHRF {bs:.0f}, baseline {rs:.0f} simulations a "
                   f"move, ratio {bs / rs:.2f}; rollout moves a simulation "
                   f"{statistics.mean(r[3] for r in mine):.0f} / {statistics.mean(r[3] for r in base):.0f}; "
                   f"forest played {100 * played:.0f}%; "
-                  f"forest {st['nodes']} pattern nodes, {st['contexts']} contexts")
+                  f"forest {st['nodes']} pattern nodes, {st['contexts']} contexts{cpu}")
         tot_b += sum(r[1] for r in rows if r[0] == bh)
         tot_r += sum(r[1] for r in rows if r[0] != bh)
-    print(f"simulation ratio: {tot_b / tot_r:.3f}")
+        cpu_b += sum(r[4] for r in rows if r[0] == bh)
+        cpu_r += sum(r[4] for r in rows if r[0] != bh)
+    if args.playouts:
+        print(f"cost ratio: {(cpu_b / tot_b) / (cpu_r / tot_r):.3f}")
+    else:
+        print(f"simulation ratio: {tot_b / tot_r:.3f}")
 
 
 if __name__ == "__main__":
