@@ -38,9 +38,9 @@ in a fresh checkout too.  The report gives each variant's win rate with its
 Wilson 95% interval.
 """
 import argparse
+import gzip
 import json
 import math
-import gzip
 import os
 import re
 import statistics
@@ -285,6 +285,10 @@ def load_tallies(exp):
         return {}
 
 
+# What a row gives beyond its win rate, where its records count it (_splits).
+EXTRA = ("black", "white", "sim_ratio")
+
+
 def save_tallies(exp, rows):
     t = {r["label"]: {k: r[k] for k in ("games", "wins", "moves", "seconds") + EXTRA if k in r}
          for r in rows if r["games"]}
@@ -314,9 +318,6 @@ def collect(exp, out_root, stored=None):
                      "elo": stats.elo(wins / n) if n else math.nan, "moves": moves, "seconds": secs,
                      **extra})
     return rows
-
-
-EXTRA = ("black", "white", "sim_ratio")
 
 
 def _splits(recs):
