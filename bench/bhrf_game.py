@@ -20,9 +20,10 @@ pattern nodes and contexts at the block's end.
 The last line is the BHRF side's simulations over the baseline's, all the
 games together.
 
-``--playouts N`` plays both sides at N simulations a move instead: the
-game is then the same in every build (the forest changes no random draw
-of the search), so two builds compare move for move.  Each block also
+``--playouts N`` plays both sides at N simulations a move instead: with
+the same settings the game is then the same in every build that leaves
+the forest's moves as they are (a speed-up), so two builds compare move
+for move; other forest settings (``--set``) play another game.  Each block also
 gives each side's CPU time a simulation, and the last line is the BHRF
 side's time a simulation over the baseline's (``cost ratio``).
 """
