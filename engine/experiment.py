@@ -22,7 +22,10 @@ An experiment file names a board, a baseline and variants::
 
 ``seconds = S`` (top level) plays every move at S seconds instead of a
 simulation budget; a variant's own ``seconds`` overrides it for that
-variant's games.
+variant's games.  A variant's ``first_game = K`` plays its games from the
+K-th on: game i has the same seed and colours in every run, so a series
+whose first K - 1 games were played and tallied without their records
+kept goes on with the games that run would have played next.
 
 Both engines run in one worker process (``engine.search.Search`` objects,
 no GTP), colours alternate (the variant is Black in even games), games end
@@ -64,7 +67,7 @@ class ExperimentError(ValueError):
 
 KEYS = {"name", "title", "size", "komi", "games", "workers", "common", "baseline", "x_label",
         "x_log", "variant", "seconds", "notes", "paper"}
-VKEYS = {"series", "x", "sets", "games", "label", "baseline", "seconds"}
+VKEYS = {"series", "x", "sets", "games", "label", "baseline", "seconds", "first_game"}
 
 
 def load(path):
@@ -85,6 +88,11 @@ def load(path):
     exp.setdefault("workers", 2)
     exp.setdefault("common", [])
     exp.setdefault("baseline", [])
+    for v in exp["variant"]:
+        f = v.get("first_game", 1)
+        if isinstance(f, bool) or not isinstance(f, int) or f < 1:
+            raise ExperimentError(f"{path}: variant '{v['series']}' key 'first_game' must be a "
+                                  f"game number from 1, got {v['first_game']!r}")
     for where, d in [("", exp)] + [(f"variant '{v['series']}' ", v) for v in exp["variant"]]:
         t = d.get("seconds", 1)
         if isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0:
@@ -194,7 +202,7 @@ def pending_jobs(exp, out_root, games=None, only=None, xs=None):
         os.makedirs(vdir, exist_ok=True)
         v_sets = exp["common"] + v.get("sets", [])
         b_sets = exp["common"] + v.get("baseline", exp["baseline"])
-        for i in range(n):
+        for i in range(v.get("first_game", 1) - 1, n):
             p = os.path.join(vdir, f"game-{i + 1:04d}.json")
             if not os.path.exists(p):
                 jobs.append((p, v_sets, b_sets, exp["size"], exp["komi"], i,

@@ -3,6 +3,7 @@ variants whose games are not under the out directory."""
 import gzip
 import json
 import os
+import re
 
 from engine import experiment
 
@@ -104,6 +105,30 @@ def test_variant_seconds_override_and_bad_seconds_named(tmp_path):
     f.write_text('name = "e"\nsize = 9\nseconds = "fast"\n[[variant]]\nseries = "s"\nx = 1\n')
     with pytest.raises(experiment.ExperimentError, match="key 'seconds'"):
         experiment.load(str(f))
+
+
+def test_first_game_plays_the_later_games_with_their_own_seeds(tmp_path):
+    """A variant with first_game = K is left only its games from the K-th
+    on, with the indices (so seeds and colours) those games have in a run
+    from game 1; a first_game that is not a game number fails at load,
+    naming the key and the variant."""
+    import pytest
+
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\nsize = 9\ngames = 5\n'
+                 '[[variant]]\nseries = "all"\nx = 1\nsets = ["search.playouts=10"]\n'
+                 '[[variant]]\nseries = "later"\nx = 1\nfirst_game = 4\nsets = ["search.playouts=10"]\n')
+    exp = experiment.load(str(f))
+    jobs = experiment.pending_jobs(exp, str(tmp_path / "out"))
+    idx = {}
+    for path, _, _, _, _, index, _ in jobs:
+        idx.setdefault(path.split("/")[-2], []).append((index, os.path.basename(path)))
+    assert [i for i, _ in idx["all-1"]] == [0, 1, 2, 3, 4]
+    assert idx["later-1"] == [(3, "game-0004.json"), (4, "game-0005.json")]
+    for bad in ("0", "2.5", '"4"', "true"):
+        f.write_text(re.sub(r"first_game = \S+", f"first_game = {bad}", f.read_text()))
+        with pytest.raises(experiment.ExperimentError, match="variant 'later' key 'first_game'"):
+            experiment.load(str(f))
 
 
 def test_records_archived_and_written_back_in_a_fresh_out_dir(tmp_path, monkeypatch):
