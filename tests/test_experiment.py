@@ -5,6 +5,8 @@ import json
 import os
 import re
 
+import pytest
+
 from engine import experiment
 
 
@@ -65,9 +67,6 @@ def test_every_shipped_experiment_loads_and_a_bad_key_is_named(tmp_path):
     and every variant's settings on both sides; a misspelt setting in a
     variant fails there with the key named."""
     import glob
-    import os
-
-    import pytest
 
     files = sorted(glob.glob(os.path.join(experiment.HERE, "configs", "paper", "*.toml")))
     assert len(files) >= 10
@@ -80,25 +79,36 @@ def test_every_shipped_experiment_loads_and_a_bad_key_is_named(tmp_path):
         experiment.load(str(bad))
 
 
+def _experiment_file(tmp_path, body):
+    """An experiment file e.toml (name "e", 9x9) with body after its first
+    lines, and what experiment.load makes of it."""
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\nsize = 9\n' + body)
+    return f, experiment.load(str(f))
+
+
+def _pending_by_variant(exp, out):
+    """The pending games of each variant (by its directory's name) as
+    (index, seconds per move, record file name)."""
+    by_variant = {}
+    for path, _, _, _, _, index, seconds in experiment.pending_jobs(exp, str(out)):
+        by_variant.setdefault(path.split("/")[-2], []).append((index, seconds, os.path.basename(path)))
+    return by_variant
+
+
 def test_variant_seconds_override_and_bad_seconds_named(tmp_path):
     """A variant's own seconds per move overrides the experiment's for its
     games only; a seconds value that cannot be a time fails at load with
     the key and the variant named."""
-    import pytest
-
-    f = tmp_path / "e.toml"
-    f.write_text('name = "e"\nsize = 9\nseconds = 0.2\ngames = 3\n'
-                 '[[variant]]\nseries = "slow"\nx = 0.2\nsets = ["search.playouts=10"]\n'
-                 '[[variant]]\nseries = "fast"\nx = 0.1\nseconds = 0.1\nsets = ["search.playouts=10"]\n')
-    exp = experiment.load(str(f))
+    f, exp = _experiment_file(tmp_path, 'seconds = 0.2\ngames = 3\n'
+                              '[[variant]]\nseries = "slow"\nx = 0.2\nsets = ["search.playouts=10"]\n'
+                              '[[variant]]\nseries = "fast"\nx = 0.1\nseconds = 0.1\n'
+                              'sets = ["search.playouts=10"]\n')
     (tmp_path / "out" / "fast-0.1").mkdir(parents=True)
     (tmp_path / "out" / "fast-0.1" / "game-0002.json").write_text("{}")
-    jobs = experiment.pending_jobs(exp, str(tmp_path / "out"))
-    by_variant = {}
-    for path, _, _, _, _, index, seconds in jobs:
-        by_variant.setdefault(path.split("/")[-2], []).append((index, seconds))
-    assert by_variant["slow-0.2"] == [(0, 0.2), (1, 0.2), (2, 0.2)]
-    assert by_variant["fast-0.1"] == [(0, 0.1), (2, 0.1)]      # game 2 is on disk
+    by_variant = _pending_by_variant(exp, tmp_path / "out")
+    assert [(i, t) for i, t, _ in by_variant["slow-0.2"]] == [(0, 0.2), (1, 0.2), (2, 0.2)]
+    assert [(i, t) for i, t, _ in by_variant["fast-0.1"]] == [(0, 0.1), (2, 0.1)]  # game 2 is on disk
     f.write_text(f.read_text().replace("seconds = 0.1", "seconds = -1"))
     with pytest.raises(experiment.ExperimentError, match="variant 'fast' key 'seconds'"):
         experiment.load(str(f))
@@ -112,19 +122,14 @@ def test_first_game_plays_the_later_games_with_their_own_seeds(tmp_path):
     on, with the indices (so seeds and colours) those games have in a run
     from game 1; a first_game that is not a game number fails at load,
     naming the key and the variant."""
-    import pytest
-
-    f = tmp_path / "e.toml"
-    f.write_text('name = "e"\nsize = 9\ngames = 5\n'
-                 '[[variant]]\nseries = "all"\nx = 1\nsets = ["search.playouts=10"]\n'
-                 '[[variant]]\nseries = "later"\nx = 1\nfirst_game = 4\nsets = ["search.playouts=10"]\n')
-    exp = experiment.load(str(f))
-    jobs = experiment.pending_jobs(exp, str(tmp_path / "out"))
-    idx = {}
-    for path, _, _, _, _, index, _ in jobs:
-        idx.setdefault(path.split("/")[-2], []).append((index, os.path.basename(path)))
-    assert [i for i, _ in idx["all-1"]] == [0, 1, 2, 3, 4]
-    assert idx["later-1"] == [(3, "game-0004.json"), (4, "game-0005.json")]
+    f, exp = _experiment_file(tmp_path, 'games = 5\n'
+                              '[[variant]]\nseries = "all"\nx = 1\nsets = ["search.playouts=10"]\n'
+                              '[[variant]]\nseries = "later"\nx = 1\nfirst_game = 4\n'
+                              'sets = ["search.playouts=10"]\n')
+    by_variant = _pending_by_variant(exp, tmp_path / "out")
+    assert [i for i, _, _ in by_variant["all-1"]] == [0, 1, 2, 3, 4]
+    assert [(i, fn) for i, _, fn in by_variant["later-1"]] == [(3, "game-0004.json"),
+                                                              (4, "game-0005.json")]
     for bad in ("0", "2.5", '"4"', "true"):
         f.write_text(re.sub(r"first_game = \S+", f"first_game = {bad}", f.read_text()))
         with pytest.raises(experiment.ExperimentError, match="variant 'later' key 'first_game'"):
