@@ -22,7 +22,10 @@ def _f(default, lo=None, hi=None, choices=None, doc=""):
 class SearchConfig:
     playouts: int = _f(10000, 1, 10**9, doc="simulations per move (0 < n)")
     seconds: float = _f(0.0, 0.0, 86400.0, doc="seconds per move; 0 = playouts only")
-    policy: str = _f("ucb1", choices=("ucb1", "puct"), doc="tree policy")
+    tree: str = _f("rave", choices=("rave", "uct"),
+                   doc="rave: every child at once with prior knowledge and RAVE ([tree]; Fuego/Pachi style); "
+                       "uct: one node a simulation, UCB1/PUCT, net priors on the first dcnn_nodes (the first round's)")
+    policy: str = _f("ucb1", choices=("ucb1", "puct"), doc="tree policy of search.tree = uct")
     K: float = _f(0.7, 0.0, 10.0, doc="UCB1 exploration constant (Powley et al.; rewards in [0,1])")
     c_puct: float = _f(1.5, 0.0, 20.0, doc="PUCT constant (AlphaGo)")
     rave: bool = _f(False, doc="blend AMAF values of expanded children (Gelly & Silver)")
@@ -31,7 +34,8 @@ class SearchConfig:
     threads: int = _f(1, 1, 2, doc="search threads (root parallel processes)")
     reuse_tree: bool = _f(True, doc="keep the subtree of the played move")
     resign_threshold: float = _f(0.0, 0.0, 0.5, doc="resign below this win rate; 0 = never")
-    resign_min_visits: int = _f(1000, 0, 10**9, doc="visits needed before resigning")
+    resign_min_visits: int = _f(1000, 0, 10**9, doc="real root visits needed before resigning "
+                                "(at most half the move's simulation budget)")
     seed: int = _f(0, 0, 2**63 - 1, doc="random seed; 0 = from the clock")
     early_stop: bool = _f(True, doc="stop when the best move cannot be overtaken")
     batch_size: int = _f(8, 1, 256, doc="leaves evaluated per net call (virtual loss)")
@@ -40,12 +44,27 @@ class SearchConfig:
 
 
 @dataclass(frozen=True)
+class TreeConfig:
+    expand_visits: int = _f(3, 1, 10**6, doc="real visits of a leaf before it gets all its children (Pachi: 8)")
+    rave: bool = _f(True, doc="blend AMAF (first-play) values into every child's value")
+    rave_equiv: float = _f(3000.0, 1.0, 1e7, doc="RAVE equivalence k: beta = aN / (aN + n + n aN / k)")
+    K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration on total counts (0: priors and RAVE explore, as Fuego)")
+    prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
+    net_equiv: float = _f(30.0, 0.0, 1e4, doc="net prior: net_equiv * sqrt(p) visits at value 1 on each child")
+    net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
+    fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
+    choose: str = _f("visits", choices=("visits", "lcb"),
+                     doc="final move: most real visits, or the highest lower confidence bound among "
+                         "children with at least a tenth of the best's visits")
+
+
+@dataclass(frozen=True)
 class PriorConfig:
     evaluator: str = _f("net", choices=("none", "uniform", "expert", "net"),
                         doc="where priors come from (net: expert if no weights for the size; "
                             "expert: prior knowledge from the expert policy's rules, no net)")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
-    dcnn_nodes: int = _f(100, 0, 10**9, doc="the evaluator is asked for the first n nodes of a search")
+    dcnn_nodes: int = _f(100, 0, 10**9, doc="the net (evaluator) is asked for at most n nodes of a search")
     K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with priors (0: the prior visits explore, as in Fuego/libEGO)")
 
 
@@ -131,6 +150,7 @@ class GtpConfig:
 @dataclass(frozen=True)
 class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
+    tree: TreeConfig = field(default_factory=TreeConfig)
     prior: PriorConfig = field(default_factory=PriorConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     time: TimeConfig = field(default_factory=TimeConfig)

@@ -23,6 +23,7 @@ class UniformEvaluator:
     """Uniform priors over the legal moves (and pass); no features."""
 
     feature_dim = 0
+    prior_knowledge = True      # adds nothing to the rave tree's own knowledge
 
     def evaluate(self, boards, want_features=False):
         n = boards[0].size
@@ -42,9 +43,11 @@ class ExpertEvaluator:
     3x3 pattern moves 0.6, other moves 0.25, lone first-line moves 0.05,
     self-ataris 0.02, filling an own eye and pass 0.01), normalised.  Costs
     microseconds a position, so the search can ask it at every node (raise
-    ``prior.dcnn_nodes``); no features."""
+    ``prior.dcnn_nodes``); no features.  The rave tree has its own prior
+    knowledge at every node (``board_ext/priors.pyx``) and does not ask it."""
 
     feature_dim = 0
+    prior_knowledge = True
 
     def evaluate(self, boards, want_features=False):
         n = boards[0].size
@@ -61,6 +64,8 @@ class ScriptedEvaluator(UniformEvaluator):
     With ``features=d`` it also returns a deterministic feature vector per
     position (a hash-seeded random vector), for memory tests.
     """
+
+    prior_knowledge = False     # stands for a net in tests
 
     def __init__(self, weights=None, features=0):
         self.weights = dict(weights or {})

@@ -1,5 +1,5 @@
 # See pool.pyx for details.
-from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint64_t
 from board_ext.board cimport board_t, rng_t
 from board_ext.playout cimport policy_fn
 
@@ -21,6 +21,13 @@ cdef class Tree:
     cdef bint use_memory
     cdef double lambda_c
     cdef bint lambda_capped
+    cdef int tree_mode            # TREE_UCT (one node a simulation) or TREE_RAVE (all children)
+    cdef int expand_visits        # TREE_RAVE: real visits before a leaf gets its children
+    cdef double prior_scale       # TREE_RAVE: multiplies the prior knowledge's counts
+    cdef double net_equiv         # TREE_RAVE: net prior visits at value 1 per sqrt(p)
+    cdef double fpu               # TREE_RAVE: value of a child with no statistics at all
+    cdef double net_visits        # TREE_RAVE: real visits before a node asks the net
+    cdef int net_budget           # net requests left in this search
     # -- external hooks (rollout policy, descent callback)
     cdef policy_fn rollout_fn
     cdef void* rollout_ctx
@@ -36,14 +43,16 @@ cdef class Tree:
     cdef int32_t* lru_prev        # queue Theta of non-leaf nodes (Powley et al.)
     cdef int32_t* lru_next
     cdef int32_t* prior_slot      # row of the priors table, -1 if none
-    cdef float* N                 # visits (incl. prior visits N0)
-    cdef float* W                 # summed rewards for the player who made `move`
-    cdef float* P                 # prior probability of `move` at the parent
+    cdef float* N                 # real visits (simulations through the node)
+    cdef float* W                 # summed real rewards for the player who made `move`
+    cdef float* N0                # prior visits (equivalent experience), kept apart
+    cdef float* W0                # prior wins, kept apart
+    cdef uint16_t* P              # prior probability of `move` at the parent, in 1/65535
     cdef float* aN                # AMAF visits
     cdef float* aW                # AMAF rewards
     cdef float* NM                # memory evaluations N_M (M-MCTS)
     cdef float* VM                # memory value V_M, for the player who made `move`
-    cdef uint8_t* flags           # IN_LRU | PENDING
+    cdef uint8_t* flags           # IN_LRU | EXPANDED | NET_DONE | NET_PEND
     # -- mutable tree state
     cdef int root
     cdef int free_head            # free list through next_sibling
@@ -69,6 +78,12 @@ cdef class Tree:
     cdef double* ens_visits       # ensemble: accumulated root visits per move
     cdef double* ens_wins         # ensemble: accumulated root rewards per move
     cdef uint8_t* root_forbid     # [nn+1] moves positional superko forbids at the root
+    # net requests of TREE_RAVE: nodes that reached net_visits, their positions
+    cdef int32_t* req_node
+    cdef int16_t* req_move
+    cdef int32_t* req_parent
+    cdef board_t* req_boards
+    cdef int req_cap, n_req
     # -- methods (see pool.pyx)
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
@@ -78,6 +93,7 @@ cdef class Tree:
     cdef void _release(self, int n) noexcept nogil
     cdef void _free_children(self, int n) noexcept nogil
     cdef int _recycle(self) noexcept nogil
+    cdef int _recycle_children(self) noexcept nogil
     cdef int _new_node(self) noexcept nogil
     cdef int _legal_count(self, int node, const board_t* b) noexcept nogil
     cdef int _n_children(self, int node) noexcept nogil
@@ -85,6 +101,10 @@ cdef class Tree:
     cdef double _child_value(self, int c) noexcept nogil
     cdef int _select(self, int node, const board_t* b, int* untried_move) noexcept nogil
     cdef int _expand(self, int node, int m, const board_t* b) noexcept nogil
+    cdef int _expand_all(self, int node, const board_t* b) noexcept nogil
+    cdef int _select_rave(self, int node) noexcept nogil
+    cdef int _descend_rave(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil
+    cdef void _amaf_first(self, int32_t* path, int depth, const int16_t* moves, int nmoves, double black_reward, int root_color) noexcept nogil
     cdef int _descend(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil
     cdef void _after_full(self) noexcept nogil
     cdef int _gc(self, double threshold) noexcept nogil

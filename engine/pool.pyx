@@ -7,9 +7,19 @@ Cowling & Whitehouse, "Memory Bounded Monte Carlo Tree Search"), and one
 MCTS simulation ``select -> expand -> rollout -> backup`` in ``nogil`` code.
 Never imports torch; the evaluator is reached from engine/search.py.
 
-Bytes per node: 57 (move 2, n_untried 2, parent/first_child/next_sibling 12,
-lru_prev/lru_next 8, prior_slot 4, N/W/P 12, aN/aW 8, NM/VM 8, flags 1),
-``BYTES_PER_NODE``.  The paper's C++ nodes are 48 to 56 bytes.
+Bytes per node: 63 (move 2, n_untried 2, parent/first_child/next_sibling 12,
+lru_prev/lru_next 8, prior_slot 4, N/W 8, N0/W0 8, P 2, aN/aW 8, NM/VM 8,
+flags 1), ``BYTES_PER_NODE``.  The paper's C++ nodes are 48 to 56 bytes.
+
+Two trees (``search.tree``).  ``rave`` (the default, Fuego/Pachi style): a
+leaf gets a child for every legal move at once after ``expand_visits`` real
+visits; each child starts with a few visits of prior knowledge
+(``board_ext/priors.pyx``) kept apart from its real statistics (N0, W0) and
+as its first AMAF statistics; selection maximises the RAVE blend (no
+exploration term by default); the net, where it runs, adds its priors to
+the children of the nodes that reach ``net_visits`` (queued and answered
+between simulations, so no descent waits for it).  ``uct`` is the first
+round's tree, described next, kept for the paper reproductions.
 
 Tree layout.  Left-child right-sibling, one node per move (the paper's
 Figure 1).  Expansion adds one node per simulation: the first move chosen at
@@ -29,7 +39,7 @@ updated non-leaf node and its children are the least recently accessed
 leaves; when the pool is empty the first child of the front node is
 recycled (O(1)).
 """
-from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, INFINITY
@@ -37,9 +47,11 @@ from board_ext.board cimport (board_t, rng_t, Board, board_copy, board_play, boa
                               board_is_eye, board_playable, board_score, rng_int, rng_next, rng_double,
                               MAXNN, EMPTY, BLACK, WHITE)
 from board_ext.playout cimport policy_fn, get_policy, run_playout
+from board_ext.priors cimport move_prior
 from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
 cimport numpy as cnp
 import numpy as np
+from board_ext.playout import POLICIES
 
 cnp.import_array()
 
@@ -51,13 +63,31 @@ cdef enum:
     FULL_RECYCLE = 4
     FULL_FUEGO_GC = 5
     IN_LRU = 1
+    EXPANDED = 2          # TREE_RAVE: the node has (had) all its children
+    NET_DONE = 4          # TREE_RAVE: the net's priors were added to the children
+    NET_PEND = 8          # TREE_RAVE: a net request for the node is out
+    TREE_UCT = 0
+    TREE_RAVE = 1
+    NOT_PLAYED = 0x7FFF
     MAXSEQ = 3 * MAXNN + 600
     MAXDEPTH = 600
 
 FULL_POLICIES = {"stop": FULL_STOP, "stunt": FULL_STUNT, "ensemble": FULL_ENSEMBLE,
                  "flatten": FULL_FLATTEN, "recycle": FULL_RECYCLE, "fuego_gc": FULL_FUEGO_GC}
-BYTES_PER_NODE = 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 3 + 4 * 2 + 4 * 2 + 1
-ROLLOUTS = {"random": 0, "expert": 1}
+BYTES_PER_NODE = 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 2 + 2 + 4 * 2 + 4 * 2 + 4 * 2 + 1
+TREES = {"uct": TREE_UCT, "rave": TREE_RAVE}
+
+
+cdef double P_UNIT = 1.0 / 65535.0
+
+
+cdef inline uint16_t p_code(double p) noexcept nogil:
+    """A probability in [0, 1] as 16 bits (the node keeps P in 2 bytes)."""
+    if p <= 0:
+        return 0
+    if p >= 1:
+        return 65535
+    return <uint16_t>(p * 65535.0 + 0.5)
 
 
 cdef inline double reward_for(int color, double black_reward) noexcept nogil:
@@ -98,6 +128,13 @@ cdef class Tree:
         self.use_memory = False
         self.lambda_c = 100.0
         self.lambda_capped = False
+        self.tree_mode = TREE_UCT
+        self.expand_visits = 3
+        self.prior_scale = 1.0
+        self.net_equiv = 30.0
+        self.fpu = 1.0
+        self.net_visits = 16
+        self.net_budget = 0
         self.rollout_fn = get_policy(1)
         self.rollout_ctx = NULL
         self.descent_cb = NULL
@@ -112,7 +149,9 @@ cdef class Tree:
         self.prior_slot = <int32_t*>malloc(capacity * sizeof(int32_t))
         self.N = <float*>malloc(capacity * sizeof(float))
         self.W = <float*>malloc(capacity * sizeof(float))
-        self.P = <float*>malloc(capacity * sizeof(float))
+        self.N0 = <float*>malloc(capacity * sizeof(float))
+        self.W0 = <float*>malloc(capacity * sizeof(float))
+        self.P = <uint16_t*>malloc(capacity * sizeof(uint16_t))
         self.aN = <float*>malloc(capacity * sizeof(float))
         self.aW = <float*>malloc(capacity * sizeof(float))
         self.NM = <float*>malloc(capacity * sizeof(float))
@@ -133,6 +172,15 @@ cdef class Tree:
         self.ens_visits = <double*>calloc(self.nn + 1, sizeof(double))
         self.ens_wins = <double*>calloc(self.nn + 1, sizeof(double))
         self.root_forbid = <uint8_t*>calloc(self.nn + 1, sizeof(uint8_t))
+        self.req_cap = max(batch, 1)
+        self.n_req = 0
+        self.req_node = <int32_t*>malloc(self.req_cap * sizeof(int32_t))
+        self.req_move = <int16_t*>malloc(self.req_cap * sizeof(int16_t))
+        self.req_parent = <int32_t*>malloc(self.req_cap * sizeof(int32_t))
+        self.req_boards = <board_t*>malloc(self.req_cap * sizeof(board_t))
+        if (not self.N0 or not self.W0 or not self.req_node or not self.req_move
+                or not self.req_parent or not self.req_boards):
+            raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         if (not self.move or not self.n_untried or not self.parent or not self.first_child
                 or not self.next_sibling or not self.lru_prev or not self.lru_next
                 or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
@@ -151,12 +199,28 @@ cdef class Tree:
         free(self.VM); free(self.flags); free(self.priors); free(self.root_board)
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
         free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
+        free(self.N0); free(self.W0); free(self.req_node); free(self.req_move); free(self.req_parent)
+        free(self.req_boards)
 
     # ------------------------------------------------------------ config
     def configure(self, *, K=None, K_prior=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
-                  gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None):
+                  gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
+                  tree=None, expand_visits=None, prior_scale=None, net_equiv=None, fpu=None,
+                  net_visits=None):
         """Set search constants (names as in the papers)."""
+        if tree is not None:
+            if tree not in TREES:
+                raise ValueError(f"search.tree: unknown tree '{tree}'")
+            self.tree_mode = TREES[tree]
+        if expand_visits is not None:
+            if expand_visits < 1:
+                raise ValueError("tree.expand_visits must be at least 1")
+            self.expand_visits = expand_visits
+        if prior_scale is not None: self.prior_scale = prior_scale
+        if net_equiv is not None: self.net_equiv = net_equiv
+        if fpu is not None: self.fpu = fpu
+        if net_visits is not None: self.net_visits = net_visits
         if K is not None: self.K = K
         if K_prior is not None: self.K_prior = K_prior
         if c_puct is not None: self.c_puct = c_puct
@@ -170,9 +234,9 @@ cdef class Tree:
         if vloss is not None: self.vloss = vloss
         if komi is not None: self.komi = komi
         if rollout is not None:
-            if rollout not in ROLLOUTS:
+            if rollout not in POLICIES:
                 raise ValueError(f"search.rollout: unknown rollout policy '{rollout}'")
-            self.rollout_fn = get_policy(ROLLOUTS[rollout])
+            self.rollout_fn = get_policy(POLICIES[rollout])
             self.rollout_ctx = NULL
         if max_rollout_moves is not None:
             self.max_rollout_moves = max_rollout_moves if max_rollout_moves > 0 else 3 * self.nn
@@ -201,6 +265,7 @@ cdef class Tree:
         self.expansions = 0
         self.stopped_full = False
         self.prior_used = 0
+        self.n_req = 0
         self.root = self._alloc_raw()
         self._init_node(self.root, -1, -1)
 
@@ -226,6 +291,8 @@ cdef class Tree:
         self.prior_slot[n] = -1
         self.N[n] = 0
         self.W[n] = 0
+        self.N0[n] = 0
+        self.W0[n] = 0
         self.P[n] = 0
         self.aN[n] = 0
         self.aW[n] = 0
@@ -297,6 +364,8 @@ cdef class Tree:
     cdef int _recycle(self) noexcept nogil:
         """Unlink and return the least recently accessed leaf, or -1."""
         cdef int v, c
+        if self.tree_mode == TREE_RAVE:
+            return self._recycle_children()
         while self.lru_head >= 0:
             v = self.lru_head
             c = self.first_child[v]
@@ -316,6 +385,45 @@ cdef class Tree:
                 self._lru_remove(v)
             self.recycled += 1
             return c
+        return -1
+
+    cdef int _recycle_children(self) noexcept nogil:
+        """TREE_RAVE: free every child of the least recently updated node
+        whose children are all leaves (it becomes a leaf and expands again
+        when visited); returns one of the freed nodes, or -1."""
+        cdef int v, c, nxt, k
+        cdef bint leaves
+        while self.lru_head >= 0:
+            v = self.lru_head
+            c = self.first_child[v]
+            if c < 0:
+                self._lru_remove(v)
+                self.flags[v] &= ~(EXPANDED | NET_DONE)
+                continue
+            leaves = True
+            while c >= 0:
+                if self.first_child[c] >= 0:
+                    leaves = False
+                    break
+                c = self.next_sibling[c]
+            if not leaves:
+                # invariant broken (a non-leaf child): push v back, try the next
+                self._lru_push_back(v)
+                if self.lru_head == v:
+                    return -1
+                continue
+            c = self.first_child[v]
+            k = 0
+            while c >= 0:
+                nxt = self.next_sibling[c]
+                self._release(c)
+                k += 1
+                c = nxt
+            self.first_child[v] = -1
+            self._lru_remove(v)
+            self.flags[v] &= ~(EXPANDED | NET_DONE)
+            self.recycled += k
+            return self._alloc_raw()
         return -1
 
     cdef int _new_node(self) noexcept nogil:
@@ -371,11 +479,29 @@ cdef class Tree:
         return -1
 
     cdef double _child_value(self, int c) noexcept nogil:
-        cdef double n = self.N[c], q, beta, lam, nm
-        q = self.W[c] / n
-        if self.rave and self.aN[c] > 0:
-            beta = sqrt(self.rave_equiv / (3.0 * n + self.rave_equiv))
-            q = (1.0 - beta) * q + beta * self.aW[c] / self.aN[c]
+        """The value selection uses (real and prior statistics together).
+        TREE_UCT: the mean, blended with AMAF by beta = sqrt(k / (3n + k))
+        when rave is on (n > 0).  TREE_RAVE: the mean and the AMAF mean by
+        beta = aN / (aN + n + n aN / k) (Silver), fpu with no statistics.
+        Then the M-MCTS memory blend when it is on."""
+        cdef double n = self.N[c] + self.N0[c], q, beta, lam, nm, an
+        if self.tree_mode == TREE_RAVE:
+            an = self.aN[c]
+            if self.rave and an > 0:
+                if n > 0:
+                    beta = an / (an + n + n * an / self.rave_equiv)
+                    q = (1.0 - beta) * (self.W[c] + self.W0[c]) / n + beta * self.aW[c] / an
+                else:
+                    q = self.aW[c] / an
+            elif n > 0:
+                q = (self.W[c] + self.W0[c]) / n
+            else:
+                return self.fpu
+        else:
+            q = (self.W[c] + self.W0[c]) / n
+            if self.rave and self.aN[c] > 0:
+                beta = sqrt(self.rave_equiv / (3.0 * n + self.rave_equiv))
+                q = (1.0 - beta) * q + beta * self.aW[c] / self.aN[c]
         if self.use_memory and self.NM[c] > 0:
             # M-MCTS: (1 - lambda_s) V + lambda_s V_M.  The paper leaves the
             # schedule open.  "nm": lambda_s = N_M / (N_M + N + c).  N_M of an
@@ -397,7 +523,7 @@ cdef class Tree:
     cdef int _select(self, int node, const board_t* b, int* untried_move) noexcept nogil:
         """Best child of node, or -1 with *untried_move set to the move to expand."""
         cdef int c, best = -1, ties = 0, m, slot = self.prior_slot[node], nleg
-        cdef double parentN = self.N[node], logN, score, bestscore = -INFINITY, n, p, pmax, N0
+        cdef double parentN = self.N[node] + self.N0[node], logN, score, bestscore = -INFINITY, n, p, pmax, N0
         cdef double fpu, sq, Kn
         cdef float* pr
         cdef uint8_t mark[MAXNN + 1]
@@ -420,13 +546,13 @@ cdef class Tree:
         Kn = self.K_prior if slot >= 0 else self.K
         c = self.first_child[node]
         while c >= 0:
-            n = self.N[c]
+            n = self.N[c] + self.N0[c]
             if n <= 0:
                 score = INFINITY
             elif self.tree_policy == 0:
                 score = self._child_value(c) + Kn * sqrt(logN / n)
             else:
-                score = self._child_value(c) + self.c_puct * self.P[c] * sq / (1.0 + n)
+                score = self._child_value(c) + self.c_puct * (self.P[c] * P_UNIT) * sq / (1.0 + n)
             if score > bestscore:
                 bestscore = score
                 best = c
@@ -454,7 +580,7 @@ cdef class Tree:
                     pmax = pr[m]
             if pmax <= 0:
                 pmax = 1
-            fpu = 1.0 - (self.W[node] / parentN if parentN > 0 else 0.5)
+            fpu = 1.0 - ((self.W[node] + self.W0[node]) / parentN if parentN > 0 else 0.5)
             for m in range(self.nn + 1):
                 p = pr[m]
                 if p <= 0 or mark[m]:
@@ -481,7 +607,7 @@ cdef class Tree:
             return best
         # PUCT without priors: untried moves share a uniform prior
         nleg = self.n_untried[node] + self._n_children(node)
-        fpu = 1.0 - (self.W[node] / parentN if parentN > 0 else 0.5)
+        fpu = 1.0 - ((self.W[node] + self.W0[node]) / parentN if parentN > 0 else 0.5)
         score = fpu + self.c_puct * (1.0 / nleg) * sq
         if best < 0 or score > bestscore:
             m = self._random_untried(node, b)
@@ -509,17 +635,147 @@ cdef class Tree:
                 if pr[k] > pmax:
                     pmax = pr[k]
             p = pr[m]
-            self.P[n] = p
+            self.P[n] = p_code(p)
             if pmax > 0 and self.tree_policy == 0:
                 # Gelly & Silver initialisation, as in the M-MCTS paper
                 N0 = self.cnn_strength * p / pmax
-                self.N[n] = N0
-                self.W[n] = 0.5 * (1.0 + p / pmax) * N0
+                self.N0[n] = N0
+                self.W0[n] = 0.5 * (1.0 + p / pmax) * N0
         else:
             k = self.n_untried[node] + self._n_children(node)
-            self.P[n] = 1.0 / (k if k > 0 else 1)
+            self.P[n] = p_code(1.0 / (k if k > 0 else 1))
         self.expansions += 1
         return n
+
+    # ------------------------------------------------------------ TREE_RAVE
+    cdef int _expand_all(self, int node, const board_t* b) noexcept nogil:
+        """Give node a child for every legal move (own true eyes left out,
+        pass always in) with the prior knowledge's counts as N0/W0 and as
+        the first AMAF statistics.  Returns the children made (0: the pool
+        policy gave no node)."""
+        cdef int16_t cand[MAXNN + 1]
+        cdef int i, p, k = 0, n, col = b.to_move, made = 0
+        cdef bint at_root = node == self.root
+        cdef float n0, w0
+        for i in range(b.n_empty):
+            p = b.empty_list[i]
+            if at_root and self.root_forbid[p]:
+                continue
+            if board_legal(b, p, col) and not board_is_eye(b, p, col):
+                cand[k] = p
+                k += 1
+        if not (at_root and self.root_forbid[self.nn]):
+            cand[k] = self.nn
+            k += 1
+        self.flags[node] |= EXPANDED
+        for i in range(k):
+            n = self._new_node()
+            if n < 0:
+                break
+            self._init_node(n, node, cand[i])
+            self.next_sibling[n] = self.first_child[node]
+            self.first_child[node] = n
+            move_prior(b, cand[i], &n0, &w0, self.prior_scale)
+            self.N0[n] = n0
+            self.W0[n] = w0
+            self.aN[n] = n0
+            self.aW[n] = w0
+            made += 1
+        self.expansions += 1
+        if made == 0:
+            self.flags[node] &= ~EXPANDED
+        return made
+
+    cdef int _select_rave(self, int node) noexcept nogil:
+        """The child of highest value (RAVE-blended, with priors; K times the
+        UCB1 term on total counts when K > 0), ties at random; -1 if none."""
+        cdef int c = self.first_child[node], best = -1, ties = 0
+        cdef double score, bestscore = -INFINITY, logN = 0.0, n
+        if self.K > 0:
+            n = self.N[node] + self.N0[node]
+            logN = log(n if n > 1.0 else 1.0)
+        while c >= 0:
+            score = self._child_value(c)
+            if self.K > 0:
+                n = self.N[c] + self.N0[c]
+                score += self.K * sqrt(logN / (n if n > 1.0 else 1.0))
+            if score > bestscore:
+                bestscore = score
+                best = c
+                ties = 1
+            elif score == bestscore:
+                ties += 1
+                if rng_int(&self.rng, ties) == 0:
+                    best = c
+            c = self.next_sibling[c]
+        return best
+
+    cdef int _descend_rave(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil:
+        """TREE_RAVE descent: a leaf with expand_visits real visits gets all
+        its children; a node that reached net_visits asks the net once
+        (queued, answered between simulations).  Returns the path length."""
+        cdef int node = self.root, depth = 1, child, k
+        path[0] = node
+        self._lru_remove(node)
+        self.N[node] += vloss
+        while depth < MAXDEPTH - 1:
+            if bd.passes >= 2 and node != self.root:
+                break
+            if not (self.flags[node] & EXPANDED):
+                if node != self.root and self.N[node] < self.expand_visits + vloss:
+                    break
+                if self._expand_all(node, bd) == 0:
+                    break
+            if (self.net_budget > 0 and not (self.flags[node] & (NET_DONE | NET_PEND))
+                    and self.N[node] >= self.net_visits + vloss and self.n_req < self.req_cap):
+                k = self.n_req
+                self.req_node[k] = node
+                self.req_move[k] = self.move[node]
+                self.req_parent[k] = self.parent[node]
+                board_copy(&self.req_boards[k], bd)
+                self.n_req += 1
+                self.net_budget -= 1
+                self.flags[node] |= NET_PEND
+            child = self._select_rave(node)
+            if child < 0:
+                break
+            moves[depth - 1] = self.move[child]
+            board_play(bd, self.move[child], bd.to_move)
+            node = child
+            path[depth] = node
+            depth += 1
+            self._lru_remove(node)
+            self.N[node] += vloss
+        return depth
+
+    cdef void _amaf_first(self, int32_t* path, int depth, const int16_t* moves, int nmoves,
+                          double black_reward, int root_color) noexcept nogil:
+        """AMAF for TREE_RAVE: a child of path node i gets the outcome when
+        its point was first played, from move i on, by the player to move
+        at path node i (Gelly & Silver's first-play rule)."""
+        cdef int16_t first[MAXNN + 1]
+        cdef int i, j = nmoves - 1, m, node, c, col
+        cdef double r
+        for i in range(self.nn + 1):
+            first[i] = NOT_PLAYED
+        for i in range(depth - 1, -1, -1):
+            while j >= i:
+                m = moves[j]
+                if 0 <= m < self.nn:
+                    first[m] = j
+                j -= 1
+            node = path[i]
+            c = self.first_child[node]
+            if c < 0:
+                continue
+            col = root_color if i % 2 == 0 else 3 - root_color
+            r = reward_for(col, black_reward)
+            while c >= 0:
+                m = self.move[c]
+                if m < self.nn and first[m] != NOT_PLAYED and ((first[m] - i) & 1) == 0:
+                    self.aN[c] += 1
+                    self.aW[c] += r
+                c = self.next_sibling[c]
 
     cdef int _descend(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil:
         """Select and expand from the root; bd ends at the leaf position.
@@ -527,6 +783,8 @@ cdef class Tree:
         last entry may be a stunted move with no node: then moves has one
         more entry than path - 1, signalled by a negative return)."""
         cdef int node = self.root, depth = 1, child, m, nxt
+        if self.tree_mode == TREE_RAVE:
+            return self._descend_rave(bd, path, moves, vloss)
         path[0] = node
         self._lru_remove(node)
         self.N[node] += vloss
@@ -592,12 +850,19 @@ cdef class Tree:
                         int ntree, double vloss) noexcept nogil:
         """Rollout from bd, backup along path; returns the black reward."""
         cdef int nroll = 0, root_color = self.root_board.to_move
+        if bd.passes >= 2:
+            # a pass-pass in the tree: play on, so dead stones are taken off
+            # before the area count (the rollout ends with two passes of its own)
+            bd.passes = 0
         cdef double score = run_playout(bd, &self.rng, self.rollout_fn, self.rollout_ctx, self.komi,
                                         self.max_rollout_moves, moves + ntree, &nroll, NULL)
         cdef double black_reward = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
         self._backup(path, depth, black_reward, vloss, root_color)
         if self.rave:
-            self._amaf(path, depth, moves, ntree + nroll, black_reward, root_color)
+            if self.tree_mode == TREE_RAVE:
+                self._amaf_first(path, depth, moves, ntree + nroll, black_reward, root_color)
+            else:
+                self._amaf(path, depth, moves, ntree + nroll, black_reward, root_color)
         if self.descent_cb != NULL:
             self.descent_cb(self.descent_ctx, moves, ntree + nroll, ntree, root_color, black_reward)
         self.sims += 1
@@ -746,6 +1011,8 @@ cdef class Tree:
             for i in range(n):
                 if self.stopped_full and self.full_policy == FULL_STOP:
                     break
+                if self.n_req >= self.req_cap:
+                    break           # net requests to answer first
                 board_copy(&bd, self.root_board)
                 depth = self._descend(&bd, path, moves, 0.0)
                 ntree = depth - 1
@@ -824,6 +1091,62 @@ cdef class Tree:
         memcpy(&self.priors[<size_t>self.prior_slot[node] * (self.nn + 1)], pr.data, (self.nn + 1) * sizeof(float))
         return True
 
+    def expand_root(self):
+        """TREE_RAVE: give the root its children now (no-op when it has
+        them); returns the number of root children."""
+        if self.tree_mode == TREE_RAVE and not (self.flags[self.root] & EXPANDED):
+            self._expand_all(self.root, self.root_board)
+        return self._n_children(self.root)
+
+    def set_net_budget(self, int n):
+        """TREE_RAVE: how many nodes may ask the net in this search."""
+        self.net_budget = max(n, 0)
+
+    def take_net_requests(self):
+        """TREE_RAVE: the queued net requests as [(node, Board)]; clears
+        the queue (answer them with add_net_priors)."""
+        cdef int i
+        cdef Board b
+        out = []
+        for i in range(self.n_req):
+            b = Board(int(round(sqrt(self.nn))))
+            board_copy(b.b, &self.req_boards[i])
+            out.append((self.req_node[i], int(self.req_move[i]), int(self.req_parent[i]), b))
+        self.n_req = 0
+        return out
+
+    def add_net_priors(self, int node, priors, int move=-2, int parent=-2):
+        """TREE_RAVE: add the net's move probabilities (length nn+1) to the
+        children of node as prior wins at value 1, net_equiv * sqrt(p)
+        visits each (Pachi's dcnn prior in spirit), and keep p as P.
+        move/parent (from take_net_requests) check that the node was not
+        recycled meanwhile.  Returns False when the node is gone, has no
+        children or had the net's priors already."""
+        cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
+        cdef int c
+        cdef double add
+        if pr.shape[0] != self.nn + 1:
+            raise ValueError(f"priors must have {self.nn + 1} entries")
+        if node < 0 or node >= self.capacity:
+            raise ValueError("bad node")
+        self.flags[node] &= ~NET_PEND
+        if move != -2 and (self.move[node] != move or self.parent[node] != parent):
+            return False
+        if (self.flags[node] & NET_DONE) or not (self.flags[node] & EXPANDED) or self.first_child[node] < 0:
+            return False
+        c = self.first_child[node]
+        while c >= 0:
+            self.P[c] = p_code(pr[self.move[c]])
+            add = self.net_equiv * sqrt(pr[self.move[c]] if pr[self.move[c]] > 0 else 0.0)
+            self.N0[c] += add
+            self.W0[c] += add
+            c = self.next_sibling[c]
+        self.flags[node] |= NET_DONE
+        return True
+
+    def has_net_priors(self, int node):
+        return bool(self.flags[node] & NET_DONE)
+
     def reset_priors(self):
         """Forget all priors (start of a new search keeps nodes, not rows)."""
         cdef int i
@@ -885,30 +1208,44 @@ cdef class Tree:
 
     def node(self, int n):
         """Statistics of node n as a dict."""
-        return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "P": self.P[n],
-                "aN": self.aN[n], "NM": self.NM[n], "VM": self.VM[n], "parent": self.parent[n]}
+        return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "N0": self.N0[n], "W0": self.W0[n],
+                "P": self.P[n] * P_UNIT, "aN": self.aN[n], "aW": self.aW[n], "NM": self.NM[n], "VM": self.VM[n],
+                "parent": self.parent[n]}
 
     def value(self, int n):
-        """The value in-tree selection uses for node n (N > 0): its mean,
-        blended with RAVE and the M-MCTS memory value as configured."""
-        if self.N[n] <= 0:
+        """The value in-tree selection uses for node n (N + N0 > 0): its
+        mean, blended with RAVE and the M-MCTS memory value as configured."""
+        if self.N[n] + self.N0[n] <= 0:
             raise ValueError("node has no visits")
         return self._child_value(n)
 
     def children(self, int n=-1):
-        """(move, N, W, P, NM, VM) of every child of n (root by default)."""
+        """(move, N, W, P, NM, VM, node) of every child of n (root by
+        default); N and W are real visits and rewards, without priors."""
         if n < 0:
             n = self.root
         out = []
         cdef int c = self.first_child[n]
         while c >= 0:
-            out.append((self.move[c], self.N[c], self.W[c], self.P[c], self.NM[c], self.VM[c], c))
+            out.append((self.move[c], self.N[c], self.W[c], self.P[c] * P_UNIT, self.NM[c], self.VM[c], c))
+            c = self.next_sibling[c]
+        return out
+
+    def child_priors(self, int n=-1):
+        """{move: (N0, W0, aN, aW)} of every child of n (root by default)."""
+        if n < 0:
+            n = self.root
+        out = {}
+        cdef int c = self.first_child[n]
+        while c >= 0:
+            out[self.move[c]] = (self.N0[c], self.W0[c], self.aN[c], self.aW[c])
             c = self.next_sibling[c]
         return out
 
     def best_child(self, int n):
+        """The child of n with the most real visits (-1 if none visited)."""
         cdef int c = self.first_child[n], best = -1
-        cdef double bn = -1
+        cdef double bn = 0
         while c >= 0:
             if self.N[c] > bn:
                 bn = self.N[c]

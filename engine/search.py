@@ -78,8 +78,13 @@ class Search:
         c = self.cfg
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
-        t.configure(K=c.search.K, K_prior=c.prior.K, c_puct=c.search.c_puct, tree_policy=c.search.policy,
-                    rave=c.search.rave, rave_equiv=c.search.rave_equiv,
+        rave_tree = c.search.tree == "rave"
+        t.configure(K=c.tree.K if rave_tree else c.search.K, K_prior=c.prior.K, c_puct=c.search.c_puct,
+                    tree_policy=c.search.policy, tree=c.search.tree,
+                    rave=c.tree.rave if rave_tree else c.search.rave,
+                    rave_equiv=c.tree.rave_equiv if rave_tree else c.search.rave_equiv,
+                    expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
+                    net_equiv=c.tree.net_equiv, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
@@ -134,7 +139,8 @@ class Search:
         if not reused:
             self.tree.set_root(board)
             self._mem_keys = {}
-        self.tree.reset_priors()
+        if not self._rave_tree:
+            self.tree.reset_priors()      # the uct tree's net rows are per search
         self.root_board = board
         self._root_set()
         return reused
@@ -174,6 +180,19 @@ class Search:
         self._stop.set()
 
     # ---------------------------------------------------------------- run
+    @property
+    def _rave_tree(self):
+        return self.cfg.search.tree == "rave"
+
+    @property
+    def _net(self):
+        """The evaluator the rave tree asks (a net; the torch-free prior
+        knowledge evaluators add nothing to the tree's own), or None."""
+        ev = self.evaluator
+        if ev is None or getattr(ev, "prior_knowledge", False):
+            return None
+        return ev
+
     def _want_memory(self):
         """M-MCTS adds (and queries) the new nodes of a search: every one as
         in the paper (memory.nodes = 0), or only the first memory.nodes of
@@ -199,15 +218,30 @@ class Search:
                 self._memory_step(node, b, feats[i])
                 self._mem_asked += 1
 
+    def _answer_net(self, reqs):
+        """The rave tree's net requests [(node, move, parent, board)]: one
+        batched call; the priors go to each node's children, the features
+        (M-MCTS) to the memory."""
+        want = self._want_memory()
+        priors, feats = self._net.evaluate([r[3] for r in reqs], want_features=want)
+        for i, (node, move, parent, board) in enumerate(reqs):
+            if self.tree.add_net_priors(node, priors[i], move, parent):
+                self._nets_asked += 1
+                if want and feats is not None:
+                    self._memory_step(node, board, feats[i])
+                    self._mem_asked += 1
+
     def _memory_step(self, node, board, zeta):
         """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""
         mem = self.memory
         phi = mem.phi(zeta)
         st = self.tree.node(node)
         self._mem_keys[node] = (board.hash, st["move"], st["parent"])
-        # the node's value for the player who moved into it
-        v = st["W"] / st["N"] if st["N"] > 0 else 0.5
-        mem.add_phi(board.hash, phi, v, st["N"])
+        # the node's value for the player who moved into it (prior and real
+        # statistics together, as selection sees it)
+        n, w = st["N"] + st["N0"], st["W"] + st["W0"]
+        v = w / n if n > 0 else 0.5
+        mem.add_phi(board.hash, phi, v, n)
         VM, NM, _ = mem.query(phi, exclude_key=board.hash)
         if NM > 0 and self.cfg.memory.confidence:
             # Deviation (memory.confidence): equation (8) normalises the
@@ -228,10 +262,11 @@ class Search:
         if ent is None:
             return
         st = self.tree.node(node)
+        n, w = st["N"] + st["N0"], st["W"] + st["W0"]
         if (st["move"], st["parent"]) != ent[1:]:
             del self._mem_keys[node]              # the node was recycled
-        elif st["N"] > 0:
-            self.memory.update(ent[0], st["W"] / st["N"], st["N"])
+        elif n > 0:
+            self.memory.update(ent[0], w / n, n)
 
     def _memory_sync(self):
         """Bring every memory entry of a node still in the tree up to the
@@ -277,14 +312,28 @@ class Search:
         stopped_by = "budget"
         tree = self.tree
         root = tree.root_id
-        if self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
+        net = self._net if self._rave_tree else None
+        if self._rave_tree:
+            tree.expand_root()
+            tree.set_net_budget(self.cfg.prior.dcnn_nodes if net is not None else 0)
+            if net is not None and self.cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
+                self._answer_net([(root, -2, -2, self.root_board)])
+        elif self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
             self._evaluate([root], [self.root_board])
         chunk = 16
         while True:
             left = (playouts - done) if playouts is not None else 1 << 30
             if left <= 0:
                 break
-            if self._want_net():
+            if self._rave_tree:
+                n_done = tree.simulate(min(chunk, left))
+                if net is not None:
+                    reqs = tree.take_net_requests()
+                    if reqs:
+                        self._answer_net(reqs)
+                        if n_done == 0:
+                            continue
+            elif self._want_net():
                 leaves = tree.begin_batch(min(c.batch_size, left))
                 nodes = [n for n in leaves if n >= 0]
                 if nodes:
@@ -335,32 +384,22 @@ class Search:
         return ns[0], ns[1]
 
     # ---------------------------------------------------------------- results
-    def _prior_visits(self, P, pmax):
-        if pmax <= 0 or self.cfg.search.policy != "ucb1":
-            return 0.0
-        return self.cfg.prior.cnn_strength * P / pmax
-
     def analysis(self, max_children=None):
-        """Root children sorted by visits: move, visits (real, excluding prior
-        visits), winrate (side to move at the root), prior, lcb, pv."""
+        """Root children sorted by real visits (then by their prior value):
+        move, visits and winrate (real simulations only, for the side to
+        move at the root), prior (the net's P, else the prior knowledge's
+        value), lcb, pv."""
         if self.tree is None:
             return []
         ch = self.tree.children()
-        pmax = max((x[3] for x in ch), default=0.0) if any(x[3] for x in ch) else 0.0
-        has_priors = self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0
+        pri = self.tree.child_priors()
         out = []
         for move, N, W, P, NM, VM, node in ch:
-            n0 = self._prior_visits(P, pmax) if has_priors else 0.0
-            visits = max(N - n0, 0.0)
-            # the win rate of real visits: the Gelly-Silver prior pseudo-visits
-            # (n0 at V0 = 0.5 (1 + P/pmax)) are taken out again
-            if n0 > 0 and visits >= 1.0:
-                wr = (W - 0.5 * (1.0 + P / pmax) * n0) / visits
-                wr = min(1.0, max(0.0, wr))
-            else:
-                wr = W / N if N > 0 else 0.5
-            out.append({"move": move, "visits": visits, "winrate": wr, "prior": P,
-                        "pv": [move] + self.tree.pv(node, 15), "N": N})
+            n0, w0 = pri[move][0], pri[move][1]
+            pv0 = w0 / n0 if n0 > 0 else 0.5
+            wr = W / N if N > 0 else pv0
+            out.append({"move": move, "visits": N, "winrate": wr, "prior": P if P > 0 else 0.0,
+                        "pv": [move] + self.tree.pv(node, 15), "N": N, "prior_value": pv0})
         if self.cfg.pool.full_policy == "ensemble":
             # ensemble MCTS decides on the visits summed over every tree it
             # built (Fern & Lewis; Powley et al.)
@@ -381,7 +420,7 @@ class Search:
             sd = math.sqrt(max(wr * (1 - wr), 1e-9) / max(visits, 1.0))
             d["lcb"] = max(0.0, wr - 1.96 * sd)
             d["visits"] = int(round(visits))
-        out.sort(key=lambda d: (-d["visits"], -d["winrate"]))
+        out.sort(key=lambda d: (-d["visits"], -d.get("prior_value", 0.5), -d["winrate"]))
         return out[:max_children] if max_children else out
 
     def _result(self, done, seconds, stopped_by):
@@ -390,13 +429,22 @@ class Search:
         if not an:
             return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)
         best = an[0]
+        if self._rave_tree and self.cfg.tree.choose == "lcb" and best["visits"] > 0:
+            # the highest lower bound among the children with a tenth of the
+            # leader's visits (Leela Zero's rule, in spirit)
+            floor = 0.1 * best["visits"]
+            best = max((d for d in an if d["visits"] >= floor), key=lambda d: d["lcb"])
         move = best["move"]
         if move == nn:
             move = self._safe_pass(an)
         wr = next(d["winrate"] for d in an if d["move"] == move)
         visits = sum(d["visits"] for d in an)
         c = self.cfg.search
-        if c.resign_threshold > 0 and visits >= c.resign_min_visits and best["winrate"] < c.resign_threshold:
+        # resignation at any budget: the real visits must reach
+        # resign_min_visits, or half of this move's simulations when fewer
+        need = min(c.resign_min_visits, max(1, done // 2))
+        if c.resign_threshold > 0 and visits >= need and best["visits"] > 0 \
+                and best["winrate"] < c.resign_threshold:
             return SearchResult(RESIGN, best["winrate"], visits, done, seconds, best["pv"], stopped_by)
         pv = next(d["pv"] for d in an if d["move"] == move)
         return SearchResult(move, wr, visits, done, seconds, pv, stopped_by)

@@ -718,11 +718,12 @@ def test_game_record_roundtrip_and_errors(tmp_path):
 
 
 def test_expert_priors_over_gtp_and_as_the_no_net_fallback(tmp_path):
-    """prior.evaluator = expert gives the search priors over GTP; with
+    """prior.evaluator = expert gives the uct tree priors over GTP; with
     prior.evaluator = net and no weights for the size the search falls back
-    to them instead of searching without priors."""
+    to them instead of searching without priors.  (The rave tree has its own
+    prior knowledge at every node and asks only a net.)"""
     from engine.evaluator import ExpertEvaluator
-    eng = make_engine()
+    eng = make_engine("search.tree=uct")
     ok(eng, "boardsize 9")
     ok(eng, "go-param prior.evaluator expert")
     assert isinstance(eng.search().evaluator, ExpertEvaluator)

@@ -106,13 +106,13 @@ def test_expert_priors_reach_every_node():
     its first allocation, up to the nodes of the search, and never past the
     pool (dcnn_nodes far above the pool size is safe)."""
     from engine.evaluator import ExpertEvaluator
-    s = Search(cfg("search.playouts=1500", "search.early_stop=false", "prior.cnn_strength=20",
+    s = Search(cfg("search.tree=uct", "search.playouts=1500", "search.early_stop=false", "prior.cnn_strength=20",
                    "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
     b = Board(9)
     s.set_position(b, 7.0)
     r = s.run()
     assert r.playouts == 1500 and s.tree.prior_nodes > 1000
-    small = Search(cfg("search.playouts=400", "search.early_stop=false", "pool.pool_size=300",
+    small = Search(cfg("search.tree=uct", "search.playouts=400", "search.early_stop=false", "pool.pool_size=300",
                        "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
     small.set_position(b, 7.0)
     small.run()
@@ -247,7 +247,7 @@ def test_mmcts_memory_hooks():
     from engine.memory import Memory, MemoryConfig
     ev = ScriptedEvaluator(features=64)
     mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
-    s = Search(cfg("search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50"),
+    s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50"),
                evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
     s.run()
@@ -267,7 +267,7 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
     from engine.memory import Memory, MemoryConfig
     ev = ScriptedEvaluator(features=64)
     mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
-    s = Search(cfg("search.playouts=400", "memory.enabled=true", "prior.dcnn_nodes=30",
+    s = Search(cfg("search.tree=uct", "search.playouts=400", "memory.enabled=true", "prior.dcnn_nodes=30",
                    "memory.nodes=30", "search.early_stop=false"), evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
     s.run()
@@ -278,7 +278,8 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
     for node, (key, _, _) in s._mem_keys.items():
         st = s.tree.node(node)
         V, N = mem.value_of(key)
-        assert N == st["N"] and abs(V - st["W"] / st["N"]) < 1e-6
+        n = st["N"] + st["N0"]        # prior and real visits, as selection sees them
+        assert N == n and abs(V - (st["W"] + st["W0"]) / n) < 1e-6
     # a bad value names the key
     with pytest.raises(Exception, match="memory.nodes"):
         cfg("memory.nodes=-1")
@@ -292,7 +293,7 @@ def test_mmcts_confidence_scales_nm_by_closest_match():
     for conf in (False, True):
         ev = ScriptedEvaluator(features=64)
         mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
-        s = Search(cfg("search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
+        s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
                        "search.early_stop=false", f"memory.confidence={str(conf).lower()}"),
                    evaluator=ev, memory=mem)
         s.set_position(Board(9), 7.0)
@@ -309,7 +310,7 @@ def test_mmcts_lambda_schedule(schedule):
     from engine.memory import Memory, MemoryConfig
     ev = ScriptedEvaluator(features=64)
     mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
-    s = Search(cfg("search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
+    s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
                    "search.early_stop=false", "memory.lambda_c=20",
                    f"memory.lambda_schedule={schedule}"), evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
@@ -319,12 +320,12 @@ def test_mmcts_lambda_schedule(schedule):
         st = s.tree.node(c)
         if st["N"] <= 0 or st["NM"] <= 0:
             continue
-        n, nm = st["N"], st["NM"]
+        n, nm = st["N"] + st["N0"], st["NM"]
         if schedule == "nm":
             lam = nm / (nm + n + 20.0)
         else:
             lam = min(nm, 20.0) / (min(nm, 20.0) + n)
-        want = (1 - lam) * st["W"] / n + lam * st["VM"]
+        want = (1 - lam) * (st["W"] + st["W0"]) / n + lam * st["VM"]
         assert s.tree.value(c) == pytest.approx(want, abs=1e-9)
         checked += 1
     assert checked > 3
@@ -346,7 +347,7 @@ def test_root_respects_positional_superko():
 
 
 def test_ensemble_decides_on_summed_visits():
-    s = Search(cfg("search.playouts=600", "search.early_stop=false", "prior.evaluator=none",
+    s = Search(cfg("search.tree=uct", "search.playouts=600", "search.early_stop=false", "prior.evaluator=none",
                    "pool.pool_size=40", "pool.full_policy=ensemble"))
     s.set_position(Board(9), 7.0)
     r = s.run()
