@@ -315,9 +315,9 @@ class Search:
         net = self._net if self._rave_tree else None
         if self._rave_tree:
             tree.expand_root()
-            tree.set_net_budget(self.cfg.prior.dcnn_nodes if net is not None else 0)
             if net is not None and self.cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
                 self._answer_net([(root, -2, -2, self.root_board)])
+            tree.set_net_budget(self.cfg.prior.dcnn_nodes - self._nets_asked if net is not None else 0)
         elif self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
             self._evaluate([root], [self.root_board])
         chunk = 16

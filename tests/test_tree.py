@@ -1,0 +1,232 @@
+"""The rave tree (search.tree = rave): prior knowledge at every node, real
+statistics kept apart from prior ones, RAVE, the net as a queued term,
+tree reuse, resignation and the pool policies."""
+import pytest
+
+from board_ext.board import BLACK, WHITE, Board
+from board_ext.priors import tree_priors
+from engine import config
+from engine.evaluator import ScriptedEvaluator
+from engine.pool import Tree
+from engine.search import RESIGN, Search
+
+
+def cfg(*sets):
+    return config.load(None, ["search.rollout=random", "search.seed=7", "prior.evaluator=none"] + list(sets))
+
+
+def pt(v, size=9):
+    return (int(v[1:]) - 1) * size + "ABCDEFGHJ".index(v[0])
+
+
+def value(n0, w0, p):
+    return w0[p] / n0[p]
+
+
+def test_prior_knowledge_values():
+    b = Board.from_ascii("""
+        .........
+        .........
+        .........
+        ...XOX...
+        ....X....
+        .........
+        .........
+        .........
+        .........""", to_move=BLACK)
+    n0, w0 = tree_priors(b)
+    cap = pt("E7")                      # the white stone's last liberty
+    assert value(n0, w0, cap) == pytest.approx(1.0) and n0[cap] >= 9
+    plain = pt("B2")
+    assert value(n0, w0, plain) < value(n0, w0, cap)
+    assert n0[plain] <= 6               # a few visits, not hundreds
+    # pass is unlikely unless the opponent just passed
+    assert value(n0, w0, 81) < 0.2
+    b.play(81)
+    n0b, w0b = tree_priors(b)           # white to move after black's pass
+    assert value(n0b, w0b, 81) == pytest.approx(0.5)
+    # occupied points and illegal moves have no prior
+    assert n0[pt("D6")] == 0
+
+
+def test_prior_knowledge_reads_the_ladder_and_self_atari():
+    # black D4 in atari (white C4, D3, D5, E5): running at E4 dies in a
+    # ladder, so the escape gets a losing prior; with a black ladder
+    # breaker at G2 it is a good move
+    def ladder(breaker):
+        b = Board(9)
+        b.setup([pt("D4")] + ([pt("G2")] if breaker else []), [pt(v) for v in ("C4", "D3", "D5", "E5")])
+        b.to_move = BLACK
+        return b
+    esc = pt("E4")
+    n0, w0 = tree_priors(ladder(False))
+    assert value(n0, w0, esc) < 0.3
+    n0, w0 = tree_priors(ladder(True))
+    assert value(n0, w0, esc) > 0.9
+    # a self-atari of a group is worth nothing
+    sa = Board.from_ascii("""
+        .........
+        .........
+        .........
+        .........
+        .........
+        .........
+        O........
+        XO.......
+        .........""", to_move=BLACK)
+    n0, w0 = tree_priors(sa)
+    assert value(n0, w0, pt("A1")) == 0.0 and n0[pt("A1")] >= 9
+
+
+def test_every_child_at_once_and_real_statistics_apart():
+    s = Search(cfg("search.playouts=600", "search.early_stop=false"))
+    s.set_position(Board(9), 7.0)
+    r = s.run()
+    t = s.tree
+    kids = t.children()
+    assert len(kids) == 82              # every point and pass, at once
+    total = sum(k[1] for k in kids)
+    assert total == r.visits == 600 and t.node(t.root_id)["N"] == 600
+    pri = t.child_priors()
+    for move, N, W, P, NM, VM, node in kids:
+        st = t.node(node)
+        assert st["N0"] == pri[move][0] > 0 and N == st["N"]
+    # analysis reports the real statistics, not the priors
+    for d in s.analysis():
+        st = next(t.node(k[-1]) for k in kids if k[0] == d["move"])
+        if st["N"] > 0:
+            assert d["winrate"] == pytest.approx(st["W"] / st["N"]) and d["visits"] == st["N"]
+    # the tree goes deeper than one ply (2 plies at least along the PV)
+    assert len(s.analysis()[0]["pv"]) >= 3
+    t.check_invariants()
+
+
+def test_rave_first_play_amaf():
+    """AMAF counts a move for a child only when its player played that
+    point first, from the node on: after a search the AMAF counts of root
+    children exceed their real visits (every rollout updates many)."""
+    s = Search(cfg("search.playouts=300", "search.early_stop=false"))
+    s.set_position(Board(9), 7.0)
+    s.run()
+    pri = s.tree.child_priors()
+    kids = s.tree.children()
+    more = sum(1 for m, N, *_ in kids if m < 81 and pri[m][2] - pri[m][0] > N)
+    assert more > 60
+    assert pri[81][2] == pri[81][0]      # pass never gets AMAF updates
+
+
+def test_net_priors_are_queued_and_added_to_children():
+    ev = ScriptedEvaluator({pt("G3"): 1000.0})
+    s = Search(cfg("search.playouts=400", "search.early_stop=false", "tree.net_visits=8",
+                   "prior.dcnn_nodes=20", "tree.net_equiv=30"), evaluator=ev)
+    s.set_position(Board(9), 7.0)
+    s.run()
+    t = s.tree
+    assert t.has_net_priors(t.root_id)
+    assert 1 < s._nets_asked <= 20
+    pri = t.child_priors()
+    n0_prior_only = tree_priors(Board(9))[0]
+    # the favoured move gained net_equiv * sqrt(p) wins, the others little
+    g3 = pt("G3")
+    assert pri[g3][0] - n0_prior_only[g3] > 25
+    assert max(pri[m][0] - n0_prior_only[m] for m in pri if m != g3) < 3
+    an = {d["move"]: d for d in s.analysis()}
+    assert an[g3]["prior"] > 0.9
+    # and it steers the visits: far more than without the net
+    s0 = Search(cfg("search.playouts=400", "search.early_stop=false"))
+    s0.set_position(Board(9), 7.0)
+    s0.run()
+    an0 = {d["move"]: d for d in s0.analysis()}
+    assert an[g3]["visits"] > 3 * an0[g3]["visits"] + 10
+
+
+def test_net_prior_is_overturned_by_real_visits():
+    """The net's favourite is a self-atari that loses a group: tens of real
+    visits overturn the prior (the old tree needed ~200)."""
+    b = Board.from_ascii("""
+        .........
+        .........
+        .........
+        .........
+        ....O....
+        ...OXO...
+        ...OXO...
+        ....X....
+        .........""", to_move=WHITE)
+    bad = pt("E1")
+    good = pt("D2")
+    ev = ScriptedEvaluator({bad: 1000.0})
+    s = Search(cfg("search.playouts=3000", "search.early_stop=false"), evaluator=ev)
+    s.set_position(b, 7.0)
+    r = s.run()
+    assert r.move != bad
+    an = {d["move"]: d for d in s.analysis()}
+    assert an[bad]["visits"] < 1000
+
+
+def test_priors_and_statistics_survive_tree_reuse():
+    ev = ScriptedEvaluator({pt("E5"): 50.0})
+    s = Search(cfg("search.playouts=2000", "search.early_stop=false", "tree.net_visits=4"), evaluator=ev)
+    b = Board(9)
+    s.set_position(b, 7.0)
+    s.run()
+    best = s.analysis()[0]
+    child = next(k[-1] for k in s.tree.children() if k[0] == best["move"])
+    had_net = s.tree.has_net_priors(child)
+    kept = dict(s.tree.child_priors(child))
+    b.play(best["move"])
+    assert s.set_position(b, 7.0) is True
+    root = s.tree.root_id
+    assert s.tree.node(root)["N"] == best["visits"]
+    assert s.tree.has_net_priors(root) == had_net
+    assert s.tree.child_priors() == kept
+    s.run(playouts=100)
+    s.tree.check_invariants()
+
+
+def test_resigns_at_a_small_budget():
+    b = Board.from_ascii("""
+        OOOOOOOOO
+        OOOOOOOOO
+        OOOOOOOOO
+        OOOOOOOOO
+        .O.O.O.O.
+        OOOOOOOOO
+        ...X.....
+        .........
+        .........""", to_move=BLACK)
+    s = Search(cfg("search.playouts=200", "search.resign_threshold=0.1", "search.resign_min_visits=5000"))
+    s.set_position(b, 7.0)
+    assert s.run().move == RESIGN
+
+
+@pytest.mark.parametrize("policy", ["stop", "recycle", "fuego_gc", "flatten"])
+def test_rave_pool_never_exceeds_capacity(policy):
+    t = Tree(9, 400, policy, seed=3)
+    t.configure(rollout="random", tree="rave", rave=True, expand_visits=2)
+    t.set_root(Board(9))
+    ran = t.simulate(2000)
+    assert t.n_used <= 400
+    assert t.check_invariants() == t.n_used
+    if policy == "stop":
+        assert ran < 2000 and t.stopped
+    else:
+        assert ran == 2000
+    if policy == "recycle":
+        assert t.stats()["recycled"] > 0
+
+
+def test_tree_knobs_are_checked():
+    with pytest.raises(config.ConfigError, match="tree.expand_visits"):
+        config.load(None, ["tree.expand_visits=0"])
+    with pytest.raises(config.ConfigError, match="tree.choose"):
+        config.load(None, ["tree.choose=best"])
+    with pytest.raises(config.ConfigError, match="search.tree"):
+        config.load(None, ["search.tree=mcts"])
+
+
+def test_lcb_choice_runs():
+    s = Search(cfg("search.playouts=500", "tree.choose=lcb"))
+    s.set_position(Board(9), 7.0)
+    r = s.run()
+    assert 0 <= r.move <= 81
