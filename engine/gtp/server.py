@@ -168,12 +168,19 @@ def build_search(cfg, size, net_for_size=None):
 
 
 class Estimate:
-    """Dead-stone estimate of a position from playout ownership."""
+    """Dead-stone estimate of a position from playout ownership.
+
+    The playouts start from a copy of the board with the pass count
+    cleared: a game that ended with two passes is still played out (else
+    every playout would stop at once and score the stones as they stand),
+    and one pass does not let a playout end on the first pass."""
 
     def __init__(self, board, komi, playouts, seed=1, policy="expert"):
         from board_ext.playout import ownership
         self.size = size = board.size
-        own, self.mean_score = ownership(board, playouts, policy=policy, seed=seed, komi=komi)
+        start = board.copy()
+        start.passes = 0
+        own, self.mean_score = ownership(start, playouts, policy=policy, seed=seed, komi=komi)
         self.own = own
         colors = board.colors()
         self.dead, self.alive, self.seki = [], [], []
