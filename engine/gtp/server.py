@@ -348,10 +348,13 @@ class GtpServer:
         return True
 
     def serve(self, inp=None, out=None):
-        """Serve GTP until ``quit`` or EOF."""
+        """Serve GTP until ``quit`` or EOF.  The net and the search for the
+        current board size are built first (:meth:`prepare`), so no
+        ``genmove`` pays for loading them."""
         if out is not None:
             self.out = out
         inp = inp if inp is not None else sys.stdin
+        self.prepare()
         t = threading.Thread(target=self._reader, args=(inp,), daemon=True, name="gtp-reader")
         t.start()
         while not self.quit:
@@ -454,6 +457,28 @@ class GtpServer:
                 self._search, self._size_bound = build_search(self.cfg, self.size, self.evaluator)
             self._search_size = self.size
         return self._search
+
+    def prepare(self):
+        """Build the evaluator (loading the net and its first forward pass)
+        and the search for the current board size now, not in the first
+        ``genmove``: with ``time_settings 0 1 1`` the seconds that torch
+        takes to load would lose on time.  Failures are logged here and
+        reported by the command that needs the search."""
+        t0 = time.time()
+        try:
+            if self.cfg.prior.evaluator == "net" and self._search_factory is None:
+                ev = self.evaluator()
+                if ev is not None:
+                    from board_ext.board import Board
+                    ev.evaluate([Board(self.size)])        # first forward pass: torch's own set-up
+            self.search()
+        except GtpFail as e:
+            log.warning("search for %dx%d not built at start: %s", self.size, self.size, e)
+            return
+        except Exception:
+            log.exception("search for %dx%d not built at start", self.size, self.size)
+            return
+        log.info("search for %dx%d ready in %.2fs", self.size, self.size, time.time() - t0)
 
     def _drop_tree(self):
         if self._search is not None:
@@ -838,6 +863,8 @@ class GtpServer:
             raise GtpFail("unacceptable size")
         self.game.clear(n)
         self._new_game()
+        if self._search is None or (self._size_bound and self._search_size != n):
+            self.prepare()               # a new size: its net and search now, not in genmove
         return ""
 
     def cmd_clear_board(self, args):
