@@ -82,3 +82,64 @@ def test_one_second_byoyomi_thinks_well_under_a_second():
     assert eng.respond("time_settings 0 1 1") == "=\n\n"
     secs = eng._think_seconds(1)
     assert 0 < secs <= 0.75
+
+
+class RecordingSearch:
+    """Notes the budget each run gets; plays the centre."""
+    runs = []
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+
+    def set_position(self, board, komi):
+        self.board = board
+
+    def run(self, playouts=None, seconds=None, **kw):
+        from engine.search import SearchResult
+        RecordingSearch.runs.append((playouts, seconds))
+        n = self.board.size
+        return SearchResult((n // 2) * n + n // 2, 0.5, 1, 1, 0.0, [])
+
+    def analysis(self, max_children=None):
+        return []
+
+    def clear(self):
+        pass
+
+    def pool_stats(self):
+        return {}
+
+
+def budget(config, sets=(), commands=()):
+    RecordingSearch.runs = []
+    cfg = load(os.path.join(ROOT, "configs", config), ["prior.evaluator=expert"] + list(sets))
+    eng = GtpServer(cfg, out=open(os.devnull, "w"), search_factory=RecordingSearch)
+    for c in commands:
+        assert eng.respond(c).startswith("="), c
+    assert eng.respond("genmove b").startswith("=")
+    return RecordingSearch.runs[-1]
+
+
+@pytest.mark.parametrize("config,seconds", [("9x9.toml", 1.0), ("19x19.toml", 5.0)])
+def test_shipped_configs_think_a_set_time_without_a_clock(config, seconds):
+    playouts, secs = budget(config)
+    assert secs == seconds
+    assert playouts >= 200_000                   # a cap the time does not reach
+    assert budget(config, commands=["time_settings 0 1 0"])[1] == seconds   # GoGui's "no limit"
+    assert budget(config, ["search.seconds=2.5"])[1] == 2.5
+
+
+def test_a_clock_allocates_the_time_not_search_seconds():
+    _, secs = budget("9x9.toml", commands=["time_settings 600 0 0"])
+    assert secs == pytest.approx(600 * 0.05)     # time.main_fraction of the main time
+    _, secs = budget("19x19.toml", commands=["time_settings 0 1 1"])
+    assert 0 < secs < 1
+    _, secs = budget("9x9.toml", commands=["time_settings 0 10 1"])
+    assert 9 < secs < 10
+
+
+def test_fixed_simulations_stay_reachable():
+    """Experiments: --set search.seconds=0 --set search.playouts=N is a
+    fixed-simulation engine."""
+    for config in ("9x9.toml", "19x19.toml"):
+        assert budget(config, ["search.seconds=0", "search.playouts=10000"]) == (10000, None)

@@ -499,11 +499,16 @@ class GtpServer:
         return Estimate(board, self.game.komi, self.cfg.gtp.score_playouts, seed=self._seed)
 
     def _think_seconds(self, color):
+        """Seconds for this move, or None (playouts only).  With a clock
+        (time_settings, kgs-time_settings or time_left) the clock's
+        allocation (engine.timecontrol); without one ``search.seconds``
+        (0: ``search.playouts`` alone bounds the move).  ``search.playouts``
+        caps the simulations in both cases."""
         t = self.tc.seconds_for_move(color, self.game.move_number)
+        if t is not None:
+            return t
         cfg_s = self.cfg.search.seconds
-        if t is None:
-            return cfg_s if cfg_s > 0 else None
-        return min(t, cfg_s) if cfg_s > 0 else t
+        return cfg_s if cfg_s > 0 else None
 
     # ---------------------------------------------------------- evaluator
     def evaluator(self, size=None):
