@@ -1,8 +1,10 @@
 """GTP entry point: ``python gtp_main.py [--config FILE] [--set table.key=value ...]``.
 
 Loads the config, builds the engine and serves GTP on stdin/stdout.  Logs go
-to stderr (or ``gtp.log_file``), never to stdout.  Imports no torch at start,
-so ``name`` is answered at once."""
+to stderr (or ``gtp.log_file``), never to stdout.  The net (torch) and the
+search for ``gtp.boardsize`` are built before the first command is read
+(``GtpServer.serve``), so the first ``genmove`` thinks for its whole time;
+the first reply waits for that instead (a few seconds with a net)."""
 import argparse
 import logging
 import sys

@@ -665,7 +665,15 @@ cdef class Board:
 
     @property
     def passes(self):
+        """Consecutive passes that ended the move sequence so far (2: over)."""
         return self.b.passes
+
+    @passes.setter
+    def passes(self, int n):
+        # scoring plays out a finished game from a copy with the count cleared
+        if not 0 <= n <= 2:
+            raise ValueError("passes must be 0, 1 or 2")
+        self.b.passes = n
 
     @property
     def move_count(self):

@@ -16,7 +16,8 @@ Rules and results
   rejects a legal ``play`` forfeits (``B+F``/``W+F``), with the reason kept.
 - Two passes end a game; GNU Go (Chinese rules) loaded with the moves
   scores it (``final_score``).  If the referee fails, the engine's own
-  dead-stone estimate scores it and the result notes that.
+  dead-stone estimate scores it (``gtp.score_playouts`` of our engine's
+  config) and the result notes that.
 - ``--move-limit`` (default 3*size*size) ends a game as Void (not counted).
 - ``--time M[+B/S]`` sends ``time_settings M B S`` to both and keeps their
   clocks from wall time (``time_left`` before each genmove when known); a
@@ -161,13 +162,19 @@ def referee_score(moves, size, komi, referee=REFEREE, setup_black=()):
         ref.close()
 
 
-def _own_score(game):
+def _own_score(game, playouts=None, seed=1):
+    """The engine's dead-stone estimate of a finished game (the referee's
+    stand-in); ``playouts`` defaults to ``gtp.score_playouts``'s default."""
+    from engine.config import Config
     from engine.gtp.server import Estimate, fmt_score
-    return fmt_score(Estimate(game.board, game.komi, 400).score)
+    if playouts is None:
+        playouts = Config().gtp.score_playouts
+    return fmt_score(Estimate(game.board, game.komi, playouts, seed=seed).score)
 
 
 def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, move_limit=None,
-              time_spec=None, grace=1.0, referee=REFEREE, stderr_dir=None, names=("black", "white")):
+              time_spec=None, grace=1.0, referee=REFEREE, stderr_dir=None, names=("black", "white"),
+              score_playouts=None):
     """One game; returns (record dict, Game)."""
     game = Game(size, komi, superko=False)
     move_limit = move_limit or 3 * size * size
@@ -257,7 +264,7 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
             if res is not None:
                 rec["scored_by"] = "referee"
             else:
-                res = _own_score(game)
+                res = _own_score(game, score_playouts, seed=index + 1)
                 rec["scored_by"] = "estimate"
                 rec["reason"] = "referee failed; scored by the dead-stone estimate"
             rec["result"] = res
@@ -295,7 +302,7 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
 
 def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *, names=("A", "B"),
                move_timeout=120.0, move_limit=None, time_spec=None, referee=REFEREE, progress=True,
-               keep_logs=True):
+               keep_logs=True, score_playouts=None):
     """Play ``games`` games A vs B (colours alternate, A Black in game 0),
     writing SGFs and results.json into ``out``; resumes a partial run.
     Returns the results dict (see :func:`summary`)."""
@@ -324,7 +331,8 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
         bcmd, wcmd = (engine_a_cmd, engine_b_cmd) if a_black else (engine_b_cmd, engine_a_cmd)
         bn, wn = (names[0], names[1]) if a_black else (names[1], names[0])
         rec, game = play_game(i, bcmd, wcmd, size, komi, move_timeout=move_timeout, move_limit=move_limit,
-                              time_spec=time_spec, referee=referee, stderr_dir=logdir, names=(bn, wn))
+                              time_spec=time_spec, referee=referee, stderr_dir=logdir, names=(bn, wn),
+                              score_playouts=score_playouts)
         rec["a_color"] = "black" if a_black else "white"
         w = rec["winner"]
         rec["winner_engine"] = (None if w in (None, "draw") else
@@ -451,17 +459,19 @@ def main(argv=None):
         tspec = parse_time(args.time)
     except ValueError as e:
         ap.error(str(e))
+    score_playouts = None
     if args.config or args.set:
         from engine.config import ConfigError, load
         try:
-            load(args.config, args.set)          # fail here, not in every game
+            cfg = load(args.config, args.set)    # fail here, not in every game
         except ConfigError as e:
             ap.error(str(e))
+        score_playouts = cfg.gtp.score_playouts
     ours = args.engine or our_engine_command(args.config, args.set)
     names = tuple(args.names) if args.names else ("gomcts", os.path.basename(resolve_command(args.opponent)[0]))
     results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers,
                          names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
-                         time_spec=tspec, referee=args.referee)
+                         time_spec=tspec, referee=args.referee, score_playouts=score_playouts)
     print(format_table(results))
     return 0
 

@@ -168,12 +168,19 @@ def build_search(cfg, size, net_for_size=None):
 
 
 class Estimate:
-    """Dead-stone estimate of a position from playout ownership."""
+    """Dead-stone estimate of a position from playout ownership.
+
+    The playouts start from a copy of the board with the pass count
+    cleared: a game that ended with two passes is still played out (else
+    every playout would stop at once and score the stones as they stand),
+    and one pass does not let a playout end on the first pass."""
 
     def __init__(self, board, komi, playouts, seed=1, policy="expert"):
         from board_ext.playout import ownership
         self.size = size = board.size
-        own, self.mean_score = ownership(board, playouts, policy=policy, seed=seed, komi=komi)
+        start = board.copy()
+        start.passes = 0
+        own, self.mean_score = ownership(start, playouts, policy=policy, seed=seed, komi=komi)
         self.own = own
         colors = board.colors()
         self.dead, self.alive, self.seki = [], [], []
@@ -341,10 +348,13 @@ class GtpServer:
         return True
 
     def serve(self, inp=None, out=None):
-        """Serve GTP until ``quit`` or EOF."""
+        """Serve GTP until ``quit`` or EOF.  The net and the search for the
+        current board size are built first (:meth:`prepare`), so no
+        ``genmove`` pays for loading them."""
         if out is not None:
             self.out = out
         inp = inp if inp is not None else sys.stdin
+        self.prepare()
         t = threading.Thread(target=self._reader, args=(inp,), daemon=True, name="gtp-reader")
         t.start()
         while not self.quit:
@@ -448,6 +458,28 @@ class GtpServer:
             self._search_size = self.size
         return self._search
 
+    def prepare(self):
+        """Build the evaluator (loading the net and its first forward pass)
+        and the search for the current board size now, not in the first
+        ``genmove``: with ``time_settings 0 1 1`` the seconds that torch
+        takes to load would lose on time.  Failures are logged here and
+        reported by the command that needs the search."""
+        t0 = time.time()
+        try:
+            if self.cfg.prior.evaluator == "net" and self._search_factory is None:
+                ev = self.evaluator()
+                if ev is not None:
+                    from board_ext.board import Board
+                    ev.evaluate([Board(self.size)])        # first forward pass: torch's own set-up
+            self.search()
+        except GtpFail as e:
+            log.warning("search for %dx%d not built at start: %s", self.size, self.size, e)
+            return
+        except Exception:
+            log.exception("search for %dx%d not built at start", self.size, self.size)
+            return
+        log.info("search for %dx%d ready in %.2fs", self.size, self.size, time.time() - t0)
+
     def _drop_tree(self):
         if self._search is not None:
             try:
@@ -467,11 +499,16 @@ class GtpServer:
         return Estimate(board, self.game.komi, self.cfg.gtp.score_playouts, seed=self._seed)
 
     def _think_seconds(self, color):
+        """Seconds for this move, or None (playouts only).  With a clock
+        (time_settings, kgs-time_settings or time_left) the clock's
+        allocation (engine.timecontrol); without one ``search.seconds``
+        (0: ``search.playouts`` alone bounds the move).  ``search.playouts``
+        caps the simulations in both cases."""
         t = self.tc.seconds_for_move(color, self.game.move_number)
+        if t is not None:
+            return t
         cfg_s = self.cfg.search.seconds
-        if t is None:
-            return cfg_s if cfg_s > 0 else None
-        return min(t, cfg_s) if cfg_s > 0 else t
+        return cfg_s if cfg_s > 0 else None
 
     # ---------------------------------------------------------- evaluator
     def evaluator(self, size=None):
@@ -569,27 +606,69 @@ class GtpServer:
             return board.pass_move
         return best
 
-    def _non_pass_alternatives(self, board, color, res):
-        """Legal non-pass moves, best first: the search's candidates, then
-        (net priors or) every legal move that does not fill an own eye."""
+    def _non_pass_alternatives(self, board, color, res, est=None):
+        """Legal non-pass moves that do not fill an own eye, best first.
+
+        First the search's own root moves with real visits, most visited
+        first (the move the search would have played had it not passed);
+        then the rest ranked by :meth:`_rank_without_search`, never in
+        board order."""
+        ok = [m for m in board.legal_moves(color) if not board.is_eye(m, color)]
+        legal = set(ok)
         cands = []
         if res is not None and self._search is not None:
             try:
-                for row in self._search.analysis():
-                    m = row["move"]
-                    if (m != board.pass_move and 0 <= m and board.is_legal(m, color)
-                            and not board.is_eye(m, color)):
-                        cands.append(m)
+                rows = [r for r in self._search.analysis()
+                        if r["move"] in legal and r.get("visits", 0) > 0]
             except Exception:
                 log.exception("analysis failed")
-        if not cands and self.cfg.net.rawnet:
+                rows = []
+            rows.sort(key=lambda r: (-r.get("visits", 0), -r.get("winrate", 0.5)))
+            cands = [r["move"] for r in rows]
+        seen = set(cands)
+        rest = [m for m in ok if m not in seen]
+        return cands + self._rank_without_search(board, color, rest, est)
+
+    def _rank_without_search(self, board, color, moves, est=None):
+        """``moves`` ranked where the search gives no guidance: the expert
+        prior weight of each move (captures and atari escapes high,
+        self-atari and first-line moves low) times its urgency under the
+        dead-stone estimate: points whose owner is unsettled and points
+        next to dead stones (capturing them, or saving own ones) first,
+        points the mover already owns last."""
+        if not moves:
+            return []
+        from array import array
+        from board_ext.playout import expert_priors
+        nn = board.pass_move
+        w = array("f", bytes(4 * (nn + 1)))
+        try:
+            expert_priors(board, w)
+        except Exception:
+            log.exception("expert priors failed")
+            w = array("f", [1.0] * (nn + 1))
+        sign = 1.0 if color == BLACK else -1.0
+        own = est.own if est is not None else [0.0] * nn
+        near_dead = set()
+        if est is not None:
+            for p in est.dead:
+                near_dead.update(board.chain_liberties(p))
+        if self.cfg.net.rawnet:
             ev = self._evaluators.get(self.size)
             if ev is not None:
-                pr = ev.evaluate([board])[0][0]
-                order = sorted(range(board.pass_move), key=lambda i: -pr[i])
-                cands = [m for m in order if pr[m] > 0 and not board.is_eye(m, color)]
-        rest = [m for m in board.legal_moves(color) if m not in cands and not board.is_eye(m, color)]
-        return cands + rest
+                try:
+                    pr = ev.evaluate([board])[0][0]
+                    w = array("f", [float(w[i]) * (0.05 + float(pr[i])) for i in range(nn + 1)])
+                except Exception:
+                    log.exception("net priors failed")
+
+        def key(m):
+            mine = sign * own[m]                    # +1: already ours, -1: the opponent's
+            urgency = 1.0 - abs(own[m]) + (1.0 if m in near_dead else 0.0)
+            if mine > 0.8:
+                urgency *= 0.1
+            return (-(float(w[m]) * (0.05 + urgency)), m)
+        return sorted(moves, key=key)
 
     def _pass_safety(self, board, color, move, res, cleanup):
         """Never pass into a loss under the dead-stone estimate while a
@@ -607,7 +686,7 @@ class GtpServer:
         opp_dead = [p for p in est.dead if board.color_at(p) == opponent(color)]
         if mine > 0 and not (cleanup and opp_dead):
             return move
-        alts = self._non_pass_alternatives(board, color, res)
+        alts = self._non_pass_alternatives(board, color, res, est)
         if cleanup and opp_dead and mine > 0:
             # prefer moves next to the dead stones (capturing them)
             near = set()
@@ -789,6 +868,8 @@ class GtpServer:
             raise GtpFail("unacceptable size")
         self.game.clear(n)
         self._new_game()
+        if self._search is None or (self._size_bound and self._search_size != n):
+            self.prepare()               # a new size: its net and search now, not in genmove
         return ""
 
     def cmd_clear_board(self, args):

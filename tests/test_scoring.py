@@ -1,0 +1,109 @@
+"""Scoring of finished games: ``final_score`` and ``final_status_list``
+agree with GNU Go ``--chinese-rules`` whatever the pass history.
+
+tests/data/finished/ holds 9x9 games that ended with two passes, most
+with dead stones still on the board (GNU Go against GNU Go, and this
+engine against GNU Go), and ``expected.json`` with what GNU Go
+``--chinese-rules`` answers after ``loadsgf`` of each
+(``make_finished.py`` there regenerates them).
+"""
+import json
+import os
+
+import pytest
+
+from board_ext.board import Board
+from engine.config import load
+from engine.game import Game
+from engine.gtp.server import Estimate, GtpServer
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FINISHED = os.path.join(HERE, "data", "finished")
+with open(os.path.join(FINISHED, "expected.json")) as _fh:
+    EXPECTED = json.load(_fh)
+SETS = ["gtp.boardsize=9", "prior.evaluator=none", "search.seed=1", "pool.pool_size=2000"]
+
+
+def score_value(text):
+    """'B+4.0' -> 4.0, 'W+2' -> -2.0, '0' -> 0.0."""
+    text = text.strip()
+    if text == "0":
+        return 0.0
+    assert text[:2] in ("B+", "W+"), text
+    return float(text[2:]) * (1 if text[0] == "B" else -1)
+
+
+def engine(*extra):
+    return GtpServer(load(None, SETS + list(extra)), out=open(os.devnull, "w"))
+
+
+def answer(eng, line):
+    reply = eng.respond(line)
+    assert reply.startswith("="), (line, reply)
+    return reply[1:].strip()
+
+
+def result_at(eng, path, move_number=None):
+    answer(eng, f"loadsgf {path}" + (f" {move_number}" if move_number else ""))
+    return score_value(answer(eng, "final_score")), sorted(answer(eng, "final_status_list dead").split())
+
+
+def test_the_set_has_dead_stones_and_every_outcome():
+    assert len(EXPECTED) >= 10
+    assert sum(1 for e in EXPECTED.values() if e["dead"]) >= 8
+    vals = [score_value(e["final_score"]) for e in EXPECTED.values()]
+    assert any(v > 0 for v in vals) and any(v < 0 for v in vals)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_finished_game_scored_as_gnugo_chinese(name):
+    """After two passes, after the first pass and before both passes: the
+    winner, the margin and the dead stones are GNU Go's."""
+    exp = EXPECTED[name]
+    path = os.path.join(FINISHED, name)
+    eng = engine()
+    want = (score_value(exp["final_score"]), sorted(exp["dead"]))
+    n = exp["moves"]
+    assert eng.game.move_number == 0
+    assert result_at(eng, path) == want                       # both passes played
+    assert eng.game.consecutive_passes() == 2 and eng.game.board.passes == 2
+    assert result_at(eng, path, n) == want                     # one move before the end
+    assert eng.game.consecutive_passes() == 1
+    assert result_at(eng, path, n - 1) == want                 # before either pass
+
+
+def test_estimate_leaves_the_board_alone_and_ignores_passes():
+    g = Game.from_sgf_bytes(open(os.path.join(FINISHED, "gnugo-006.sgf"), "rb").read())
+    board = g.board
+    assert board.passes == 2
+    colors = board.colors()
+    est = Estimate(board, g.komi, 200, seed=3)
+    assert board.passes == 2 and board.colors() == colors
+    before = g.copy()
+    before.undo(2)
+    assert before.board.passes == 0
+    est0 = Estimate(before.board, g.komi, 200, seed=3)
+    assert est.score == est0.score and est.dead == est0.dead
+    assert est.dead                               # dead stones on the board: not Tromp-Taylor
+    assert est.score != board.score(g.komi)
+
+
+def test_board_passes_setter():
+    b = Board(5)
+    b.play(b.pass_move)
+    b.play(b.pass_move)
+    assert b.passes == 2
+    c = b.copy()
+    c.passes = 0
+    assert c.passes == 0 and b.passes == 2
+    with pytest.raises(ValueError):
+        c.passes = 3
+
+
+def test_match_fallback_scorer_agrees():
+    """engine.match scores with the engine's estimate when the referee fails."""
+    from engine.match import _own_score
+    for name in ("gnugo-000.sgf", "gomcts-113.sgf"):
+        g = Game.from_sgf_bytes(open(os.path.join(FINISHED, name), "rb").read())
+        assert g.consecutive_passes() == 2
+        assert score_value(_own_score(g, 200)) == score_value(EXPECTED[name]["final_score"])

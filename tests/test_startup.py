@@ -1,0 +1,145 @@
+"""Start-up: the net and the search are built before the first command is
+served (and on ``boardsize`` for a new size), so no genmove pays for
+loading torch; and the time a move may think."""
+import io
+import os
+import threading
+
+import pytest
+
+from engine.config import load
+from engine.evaluator import ExpertEvaluator
+from engine.gtp.server import GtpServer
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SMALL = ["search.playouts=30", "gtp.score_playouts=30", "gtp.boardsize=9", "gtp.komi=7",
+         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=net", "search.resign_threshold=0"]
+
+
+class Recorder(io.StringIO):
+    """The output stream; notes each write in the shared event list."""
+
+    def __init__(self, events):
+        super().__init__()
+        self.events = events
+
+    def write(self, text):
+        self.events.append(("write", text))
+        return super().write(text)
+
+
+def serve(lines, *sets):
+    events = []
+
+    class CountingEvaluator(ExpertEvaluator):
+        def evaluate(self, boards, want_features=False):
+            events.append(("evaluate", boards[0].size))
+            return super().evaluate(boards, want_features)
+
+    def factory(size):
+        events.append(("factory", size))
+        return CountingEvaluator()
+
+    eng = GtpServer(load(None, SMALL + list(sets)), out=Recorder(events), evaluator_factory=factory)
+    eng.serve(io.StringIO("".join(line + "\n" for line in lines)))
+    return eng, events
+
+
+def test_the_net_is_loaded_before_the_first_command():
+    eng, events = serve(["name", "genmove b", "quit"])
+    first_write = next(i for i, e in enumerate(events) if e[0] == "write")
+    assert events[0] == ("factory", 9)
+    assert ("evaluate", 9) in events[:first_write]          # the first forward pass too
+    assert [e for e in events if e[0] == "factory"] == [("factory", 9)]
+    assert eng._search is not None and eng._search_size == 9
+
+
+def test_a_new_board_size_loads_its_net_at_boardsize():
+    eng, events = serve(["boardsize 13", "name", "genmove b", "quit"])
+    factories = [i for i, e in enumerate(events) if e[0] == "factory"]
+    assert [events[i] for i in factories] == [("factory", 9), ("factory", 13)]
+    writes = [i for i, e in enumerate(events) if e[0] == "write"]
+    assert factories[1] < writes[0]          # before boardsize's reply
+    eng2, events2 = serve(["boardsize 9", "clear_board", "quit"])
+    assert [e for e in events2 if e[0] == "factory"] == [("factory", 9)]   # same size: nothing again
+
+
+def test_a_failing_net_does_not_stop_the_session():
+    def bad(size):
+        raise RuntimeError("no weights")
+    out = io.StringIO()
+    eng = GtpServer(load(None, SMALL), out=out, evaluator_factory=bad)
+    eng.serve(io.StringIO("name\ngenmove b\nquit\n"))
+    replies = out.getvalue().split("\n\n")
+    assert replies[0] == "= gomcts" and replies[1].startswith("= ")
+
+
+def test_one_second_byoyomi_thinks_well_under_a_second():
+    """time_settings 0 1 1 with the shipped 9x9 config: the search's budget
+    leaves room for the reply inside the second."""
+    cfg = load(os.path.join(ROOT, "configs", "9x9.toml"), ["prior.evaluator=expert"])
+    eng = GtpServer(cfg, out=open(os.devnull, "w"))
+    assert eng.respond("time_settings 0 1 1") == "=\n\n"
+    secs = eng._think_seconds(1)
+    assert 0 < secs <= 0.75
+
+
+class RecordingSearch:
+    """Notes the budget each run gets; plays the centre."""
+    runs = []
+
+    def __init__(self, cfg):
+        self.cfg = cfg
+
+    def set_position(self, board, komi):
+        self.board = board
+
+    def run(self, playouts=None, seconds=None, **kw):
+        from engine.search import SearchResult
+        RecordingSearch.runs.append((playouts, seconds))
+        n = self.board.size
+        return SearchResult((n // 2) * n + n // 2, 0.5, 1, 1, 0.0, [])
+
+    def analysis(self, max_children=None):
+        return []
+
+    def clear(self):
+        pass
+
+    def pool_stats(self):
+        return {}
+
+
+def budget(config, sets=(), commands=()):
+    RecordingSearch.runs = []
+    cfg = load(os.path.join(ROOT, "configs", config), ["prior.evaluator=expert"] + list(sets))
+    eng = GtpServer(cfg, out=open(os.devnull, "w"), search_factory=RecordingSearch)
+    for c in commands:
+        assert eng.respond(c).startswith("="), c
+    assert eng.respond("genmove b").startswith("=")
+    return RecordingSearch.runs[-1]
+
+
+@pytest.mark.parametrize("config,seconds", [("9x9.toml", 1.0), ("19x19.toml", 5.0)])
+def test_shipped_configs_think_a_set_time_without_a_clock(config, seconds):
+    playouts, secs = budget(config)
+    assert secs == seconds
+    assert playouts >= 200_000                   # a cap the time does not reach
+    assert budget(config, commands=["time_settings 0 1 0"])[1] == seconds   # GoGui's "no limit"
+    assert budget(config, ["search.seconds=2.5"])[1] == 2.5
+
+
+def test_a_clock_allocates_the_time_not_search_seconds():
+    _, secs = budget("9x9.toml", commands=["time_settings 600 0 0"])
+    assert secs == pytest.approx(600 * 0.05)     # time.main_fraction of the main time
+    _, secs = budget("19x19.toml", commands=["time_settings 0 1 1"])
+    assert 0 < secs < 1
+    _, secs = budget("9x9.toml", commands=["time_settings 0 10 1"])
+    assert 9 < secs < 10
+
+
+def test_fixed_simulations_stay_reachable():
+    """Experiments: --set search.seconds=0 --set search.playouts=N is a
+    fixed-simulation engine."""
+    for config in ("9x9.toml", "19x19.toml"):
+        assert budget(config, ["search.seconds=0", "search.playouts=10000"]) == (10000, None)
