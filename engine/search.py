@@ -320,6 +320,10 @@ class Search:
             tree.set_net_budget(self.cfg.prior.dcnn_nodes - self._nets_asked if net is not None else 0)
         elif self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
             self._evaluate([root], [self.root_board])
+        # early stop looks at this search's own visits (not those kept from
+        # the previous move's tree) and at the rate of the loop itself
+        start_visits = {ch[0]: ch[1] for ch in tree.children()}
+        t_loop = time.perf_counter()
         chunk = 16
         while True:
             left = (playouts - done) if playouts is not None else 1 << 30
@@ -363,12 +367,12 @@ class Search:
             if seconds is not None and el >= seconds:
                 stopped_by = "time"
                 break
-            if c.early_stop and done > 64:
+            if c.early_stop and done > 64 and (seconds is None or now - t_loop >= 0.05):
                 remaining = left if playouts is not None else 1 << 30
                 if seconds is not None:
-                    rate = done / max(el, 1e-6)
+                    rate = done / max(now - t_loop, 1e-6)
                     remaining = min(remaining, rate * (seconds - el))
-                first, second = self._top_two()
+                first, second = self._top_two(start_visits)
                 if first - second > remaining:
                     stopped_by = "early"
                     break
@@ -378,8 +382,11 @@ class Search:
         self.last_result = res
         return res
 
-    def _top_two(self):
-        ns = sorted((ch[1] for ch in self.tree.children()), reverse=True)
+    def _top_two(self, start=None):
+        """The two largest real visit counts at the root (gained since
+        ``start``, {move: visits}, when given)."""
+        start = start or {}
+        ns = sorted((ch[1] - start.get(ch[0], 0.0) for ch in self.tree.children()), reverse=True)
         ns += [0.0, 0.0]
         return ns[0], ns[1]
 

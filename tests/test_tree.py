@@ -230,3 +230,18 @@ def test_lcb_choice_runs():
     s.set_position(Board(9), 7.0)
     r = s.run()
     assert 0 <= r.move <= 81
+
+
+def test_early_stop_counts_only_this_searchs_visits():
+    """A reused tree's visits do not end the next search early: the leader
+    must gain more new visits than are left to the others."""
+    s = Search(cfg("search.playouts=6000", "search.early_stop=false"))
+    b = Board(9)
+    s.set_position(b, 7.0)
+    s.run()
+    b.play(s.analysis()[0]["move"])
+    s.set_position(b, 7.0)
+    s.cfg = config.load(None, ["search.rollout=random", "search.seed=7", "prior.evaluator=none",
+                               "search.playouts=2000"])
+    r = s.run()
+    assert r.playouts >= 1000 and r.stopped_by in ("early", "budget")
