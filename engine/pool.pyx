@@ -1118,7 +1118,8 @@ cdef class Tree:
     def add_net_priors(self, int node, priors, int move=-2, int parent=-2):
         """TREE_RAVE: add the net's move probabilities (length nn+1) to the
         children of node as prior wins at value 1, net_equiv * sqrt(p)
-        visits each (Pachi's dcnn prior in spirit), and keep p as P.
+        visits each (Pachi's dcnn prior in spirit; not to pass), and keep p
+        as P.
         move/parent (from take_net_requests) check that the node was not
         recycled meanwhile.  Returns False when the node is gone, has no
         children or had the net's priors already."""
@@ -1137,6 +1138,12 @@ cdef class Tree:
         c = self.first_child[node]
         while c >= 0:
             self.P[c] = p_code(pr[self.move[c]])
+            if self.move[c] == self.nn:
+                # pass keeps the prior knowledge's value (low unless the
+                # opponent just passed): the net likes passing in positions
+                # that only look finished
+                c = self.next_sibling[c]
+                continue
             add = self.net_equiv * sqrt(pr[self.move[c]] if pr[self.move[c]] > 0 else 0.0)
             self.N0[c] += add
             self.W0[c] += add
