@@ -22,6 +22,7 @@ atari                  0.7        4      ataris an opponent chain
 pattern                0.9        3      centre of a MoGo 3x3 pattern
 first line, empty      0.1        6      size >= 9, no stone within Manhattan 2
 second line, empty     0.35       4      size >= 9, no stone within Manhattan 2
+third/fourth, empty    0.8        6      size >= 13, no stone within Manhattan 2
 plain                  0.5        3      any other move
 pass                   0.1        9      unless the opponent just passed (0.5, 3)
 =====================  =========  =====  ==========================================
@@ -109,6 +110,8 @@ cdef void move_prior(const board_t* b, int p, float* n0, float* w0, double scale
                         _set(n0, w0, 0.1, 6, scale)
                     else:
                         _set(n0, w0, 0.35, 4, scale)
+                elif s >= 13 and 2 <= line <= 3 and _empty_area(b, p):
+                    _set(n0, w0, 0.8, 6, scale)
                 else:
                     _set(n0, w0, 0.5, 3, scale)
     last = b.hist[0]
