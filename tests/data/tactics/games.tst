@@ -40,3 +40,37 @@ loadsgf tests/data/tactics/game-selfplay-3.sgf 94
 loadsgf tests/data/tactics/game-selfplay-4.sgf 25
 6 reg_genmove black
 #? [D8]
+
+# Black E1 links D2 and F2 under White's E2 (GNU Go: E1 21.9, G8 4.3).
+# Played out: E1 B+2, G8 W+12.
+loadsgf tests/data/tactics/game-selfplay-5.sgf 21
+7 reg_genmove black
+#? [E1]
+
+# White F7 joins E7, F6 and F8 before Black cuts there (GNU Go: F7 16.1, B4 5.2).
+# Played out: F7 leaves Black 3 points ahead on the board, B4 7; komi 5.5.
+loadsgf tests/data/tactics/game-selfplay-5.sgf 34
+komi 5.5
+8 reg_genmove white
+#? [F7]
+
+# White E9 is in atari; E8 saves it and joins D8 and F8 (GNU Go: E8 19.8, C8 5.0).
+# Played out: E8 leaves White 7 points ahead on the board, C8 1 behind; komi -3.
+loadsgf tests/data/tactics/game-selfplay-5.sgf 60
+komi -3
+9 reg_genmove white
+#? [E8]
+
+# Black A8 and B9 are both in atari on A9: White A9 takes them (GNU Go: A9 43.5, no other move).
+# Played out: A9 W+4, a pass B+40.
+loadsgf tests/data/tactics/game-selfplay-6.sgf 62
+10 reg_genmove white
+#? [A9]
+
+# Black's G8-G9-H9-J9-J8 has two liberties, F8 and F9: White F8 catches it (GNU Go: F8 12.6, H7 1.7).
+# Both sides left this for twelve moves in the game. Played out: F8 leaves White 29 points
+# ahead on the board, H7 15; komi -22.
+loadsgf tests/data/tactics/game-selfplay-7.sgf 60
+komi -22
+11 reg_genmove white
+#? [F8]
