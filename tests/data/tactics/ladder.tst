@@ -13,3 +13,7 @@ loadsgf tests/data/tactics/ladder-capture-cut.sgf
 loadsgf tests/data/tactics/ladder-cut-white.sgf
 4 reg_genmove white
 #? [E7]
+
+loadsgf tests/data/tactics/ladder-breaker.sgf
+5 reg_genmove black
+#? [D6]
