@@ -202,8 +202,12 @@ def main(argv=None):
     ap.add_argument("--only", help="comma-separated test names (nakade:3) or file names (nakade)")
     ap.add_argument("--timeout", type=float, default=600, help="seconds per command (default 600)")
     args = ap.parse_args(argv)
-    os.chdir(ROOT)
-    files = args.files or sorted(glob.glob(os.path.join(SUITE, "*.tst")))
+    given = []
+    for f in args.files:
+        rel = os.path.relpath(os.path.abspath(f), ROOT)
+        given.append(os.path.abspath(f) if rel.startswith("..") else rel)
+    os.chdir(ROOT)          # loadsgf paths are relative to the repository root
+    files = given or sorted(glob.glob(os.path.join(SUITE, "*.tst")))
     if not files:
         print(f"tactics: no .tst files in {SUITE}", file=sys.stderr)
         return 2
