@@ -38,6 +38,8 @@ class SearchConfig:
                                 "(at most half the move's simulation budget)")
     seed: int = _f(0, 0, 2**63 - 1, doc="random seed; 0 = from the clock")
     early_stop: bool = _f(True, doc="stop when the best move cannot be overtaken")
+    pass_when_won: bool = _f(True, doc="pass after the opponent's pass when the count, dead stones "
+                             "estimated by gtp.score_playouts playouts, is ours")
     batch_size: int = _f(8, 1, 256, doc="leaves evaluated per net call (virtual loss)")
     virtual_loss: float = _f(1.0, 0.0, 100.0, doc="visits of virtual loss per pending leaf")
     max_rollout_moves: int = _f(0, 0, 2000, doc="rollout move cap; 0 = 3*N*N")

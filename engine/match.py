@@ -166,7 +166,7 @@ def _own_score(game, playouts=None, seed=1):
     """The engine's dead-stone estimate of a finished game (the referee's
     stand-in); ``playouts`` defaults to ``gtp.score_playouts``'s default."""
     from engine.config import Config
-    from engine.gtp.server import Estimate, fmt_score
+    from engine.scoring import Estimate, fmt_score
     if playouts is None:
         playouts = Config().gtp.score_playouts
     return fmt_score(Estimate(game.board, game.komi, playouts, seed=seed).score)

@@ -435,6 +435,14 @@ class Search:
         nn = self.root_board.size ** 2
         if not an:
             return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)
+        if self.cfg.search.pass_when_won and self.root_board.last_move == nn and any(d["move"] == nn for d in an):
+            mine = self._estimate_mine()
+            if mine > 0:
+                # the opponent passed and the count with dead stones taken
+                # off is ours: end the game
+                d = next(d for d in an if d["move"] == nn)
+                return SearchResult(nn, max(d["winrate"], 0.5), sum(x["visits"] for x in an), done,
+                                    seconds, [nn], stopped_by)
         best = an[0]
         if self._rave_tree and self.cfg.tree.choose == "lcb" and best["visits"] > 0:
             # the highest lower bound among the children with a tenth of the
@@ -456,12 +464,20 @@ class Search:
         pv = next(d["pv"] for d in an if d["move"] == move)
         return SearchResult(move, wr, visits, done, seconds, pv, stopped_by)
 
+    def _estimate_mine(self):
+        """The area count of the root position for the side to move, dead
+        stones taken off by the playout estimate (engine.scoring)."""
+        from engine.scoring import Estimate
+        b = self.root_board
+        s = Estimate(b, self.komi, self.cfg.gtp.score_playouts, seed=self._seed & 0xFFFFFFFF).score
+        return s if b.to_move == 1 else -s
+
     def _safe_pass(self, an):
         """Pass only when it is safe and meant.
 
-        * If the opponent just passed, passing ends the game and the raw
-          Tromp-Taylor score decides: never pass then while it says we lose
-          (dead opponent stones still on the board) and a board move exists.
+        * If the opponent just passed, passing ends the game and the count
+          decides (dead stones estimated, engine.scoring): never pass then
+          while it says we lose and a board move exists.
         * Otherwise pass only when the search is sure of it (at least
           max(50, 10%) of the visits): a pass that won a handful of noisy
           playouts among hundreds of root moves gives the opponent a free
@@ -471,8 +487,7 @@ class Search:
         nn = b.size ** 2
         board_moves = [d for d in an if d["move"] != nn and d["visits"] > 0]
         if b.last_move == nn:
-            s = b.score(self.komi)
-            mine = s if b.to_move == 1 else -s
+            mine = self._estimate_mine()
             if mine > 0 or not board_moves:
                 return nn
             return board_moves[0]["move"]

@@ -36,7 +36,8 @@ def sgf_name(i):
 
 def play_one(cfg, index, size, komi, base_seed, move_limit=None):
     """Play game ``index``; returns (record dict, Game)."""
-    from engine.gtp.server import Estimate, GtpServer, fmt_score
+    from engine.gtp.server import GtpServer
+    from engine.scoring import Estimate, fmt_score
     seed = (base_seed + index) % (2**63 - 1) or 1
     cfg = configmod.replace(cfg, **{"search.seed": seed})
     eng = GtpServer(cfg, out=open(os.devnull, "w"))

@@ -17,7 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from engine.config import load
-from engine.gtp.server import GtpServer, area_score, fmt_score, preprocess
+from engine.gtp.server import GtpServer, preprocess
+from engine.scoring import area_score, fmt_score
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable

@@ -245,3 +245,15 @@ def test_early_stop_counts_only_this_searchs_visits():
                                "search.playouts=2000"])
     r = s.run()
     assert r.playouts >= 1000 and r.stopped_by in ("early", "budget")
+
+
+@pytest.mark.parametrize("margin,passes", [(2, True), (-2, False)])
+def test_passes_after_the_opponents_pass_when_the_count_is_ours(margin, passes):
+    """All dame filled, White passed: Black passes when the count (komi 7)
+    is his, and plays on when it is not."""
+    b = Board.from_ascii("\n".join(["....XO..."] * 9), to_move=WHITE)
+    b.play(81)
+    s = Search(cfg("search.playouts=300"))
+    s.set_position(b, 7.0 if margin > 0 else 11.0)
+    r = s.run()
+    assert (r.move == 81) == passes

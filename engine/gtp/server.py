@@ -33,6 +33,7 @@ from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import coords
 from engine import config as configmod
 from engine.game import Game, GameError, SgfError, color_name, opponent, MAX_SIZE, MIN_SIZE
+from engine.scoring import Estimate, fmt_score
 from engine.timecontrol import TimeControl, TimeError
 
 VERSION = "0.1.0"
@@ -95,47 +96,6 @@ def parse_float(text, what="value"):
     return v
 
 
-def fmt_score(score):
-    """GTP final_score form: B+3.5, W+0.5, 0."""
-    if abs(score) < 1e-9:
-        return "0"
-    return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
-
-
-def area_score(size, colors, dead, komi):
-    """Area score (black - white - komi) with the ``dead`` points removed:
-    stones plus empty regions that reach only one colour."""
-    nn = size * size
-    grid = list(colors)
-    for p in dead:
-        grid[p] = 0
-    black = grid.count(1)
-    white = grid.count(2)
-    seen = [False] * nn
-    for p in range(nn):
-        if grid[p] or seen[p]:
-            continue
-        stack, region, reach = [p], 0, 0
-        seen[p] = True
-        while stack:
-            q = stack.pop()
-            region += 1
-            x, y = q % size, q // size
-            for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
-                if 0 <= nx < size and 0 <= ny < size:
-                    r = ny * size + nx
-                    if grid[r]:
-                        reach |= grid[r]
-                    elif not seen[r]:
-                        seen[r] = True
-                        stack.append(r)
-        if reach == 1:
-            black += region
-        elif reach == 2:
-            white += region
-    return black - white - komi
-
-
 def _gfx_lines(infl, labels):
     """GoGui gfx INFLUENCE and LABEL lines (omitted when empty)."""
     out = []
@@ -165,59 +125,6 @@ def build_search(cfg, size, net_for_size=None):
     else:
         ev = factory.load_evaluator(cfg, size)
     return factory.make_search(cfg, ev), bound
-
-
-class Estimate:
-    """Dead-stone estimate of a position from playout ownership.
-
-    The playouts start from a copy of the board with the pass count
-    cleared: a game that ended with two passes is still played out (else
-    every playout would stop at once and score the stones as they stand),
-    and one pass does not let a playout end on the first pass."""
-
-    def __init__(self, board, komi, playouts, seed=1, policy="expert"):
-        from board_ext.playout import ownership
-        self.size = size = board.size
-        start = board.copy()
-        start.passes = 0
-        own, self.mean_score = ownership(start, playouts, policy=policy, seed=seed, komi=komi)
-        self.own = own
-        colors = board.colors()
-        self.dead, self.alive, self.seki = [], [], []
-        seen = set()
-        chains = []
-        for p in range(size * size):
-            c = colors[p]
-            if not c or p in seen:
-                continue
-            ch = board.chain(p)
-            seen.update(ch)
-            sign = 1 if c == BLACK else -1
-            m = sum(own[q] for q in ch) / len(ch) * sign     # from the chain's view
-            chains.append((c, ch, m))
-            (self.dead if m < -0.2 else self.alive).extend(ch)
-        dead = set(self.dead)
-        alive_color = {}
-        for c, ch, m in chains:
-            if ch[0] not in dead:
-                for q in ch:
-                    alive_color[q] = c
-        # seki: uncertain living chains sharing a liberty with an uncertain
-        # living opponent chain
-        for c, ch, m in chains:
-            if ch[0] in dead or abs(m) >= 0.5:
-                continue
-            shared = False
-            for lib in board.chain_liberties(ch[0]):
-                x, y = lib % size, lib // size
-                for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
-                    if 0 <= nx < size and 0 <= ny < size:
-                        r = ny * size + nx
-                        if alive_color.get(r) == 3 - c:
-                            shared = True
-            if shared:
-                self.seki.extend(ch)
-        self.score = area_score(size, colors, dead, komi)   # black - white - komi
 
 
 COMMAND_HELP = {
