@@ -27,9 +27,9 @@ def timed_search(size, n, policy, pool_size, full_policy, seed=1, tree="uct"):
     t.configure(rollout=policy, komi=7.0, tree=tree, rave=tree == "rave", rave_equiv=3000.0 if tree == "rave" else None,
                 K=0.0 if tree == "rave" else None)
     t.set_root(Board(size))
-    t0 = time.perf_counter()
+    t0 = time.process_time()            # CPU time: other jobs on the machine count less
     t.simulate(n)
-    return time.perf_counter() - t0, t
+    return time.process_time() - t0, t
 
 
 def main():
@@ -49,8 +49,9 @@ def main():
         el, t = timed_search(args.size, n, args.policy, pool, "recycle", seed=r + 1, tree=args.tree)
         ref_t.append(timed_search(args.size, n, args.policy, n + 10, "recycle", seed=r + 1)[0])
         search_t.append(el)
-        cnt, el2, _ = playout.bench_playouts(Board(args.size), args.policy, el, seed=r + 1)
-        rollout_t.append(el2 / cnt)
+        c0 = time.process_time()
+        cnt, _, _ = playout.bench_playouts(Board(args.size), args.policy, el, seed=r + 1)
+        rollout_t.append((time.process_time() - c0) / cnt)
         el3, t3 = timed_search(args.size, n, args.policy, max(pool // 10, 100), "recycle", seed=r + 1,
                                tree=args.tree)
         small_t.append(el3)
