@@ -15,7 +15,8 @@ import pytest
 from board_ext.board import Board
 from engine.config import load
 from engine.game import Game
-from engine.gtp.server import Estimate, GtpServer
+from engine.gtp.server import GtpServer
+from engine.scoring import Estimate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FINISHED = os.path.join(HERE, "data", "finished")
