@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from engine import experiment
+from tools import experiment
 
 
 def _exp():

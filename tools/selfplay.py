@@ -1,6 +1,6 @@
 """Self-play: the engine plays itself and records each game as SGF.
 
-    python -m engine.selfplay --config configs/9x9.toml --games 100 --size 9 \\
+    python -m tools.selfplay --config configs/9x9.toml --games 100 --size 9 \\
         --out runs/selfplay [--workers 2] [--komi 7] [--set search.playouts=800]
 
 One SGF per game (``game-00001.sgf`` ...) with the win rate, visits and
@@ -157,7 +157,7 @@ def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, prog
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.selfplay", description="Self-play games to SGF.")
+    ap = argparse.ArgumentParser(prog="python -m tools.selfplay", description="Self-play games to SGF.")
     ap.add_argument("--config", help="TOML config")
     ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE")
     ap.add_argument("--games", type=int, default=10)

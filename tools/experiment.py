@@ -1,6 +1,6 @@
 """Paper experiments: two configs of our engine, game after game.
 
-    python -m engine.experiment configs/paper/pool-fig2.toml [--games N] [--workers W]
+    python -m tools.experiment configs/paper/pool-fig2.toml [--games N] [--workers W]
                                 [--only SERIES] [--report-only]
 
 An experiment file names a board, a baseline and variants::
@@ -55,7 +55,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from board_ext.board import BLACK, WHITE
 from engine import config as config_mod
-from engine import stats
+from tools import stats
 from engine.game import atomic_write
 from engine.search import RESIGN
 
@@ -363,7 +363,7 @@ def report(exp, rows, path_md, path_png, argv):
     lines = [f"# {exp.get('title', exp['name'])}", ""]
     if exp.get("paper"):
         lines += [exp["paper"], ""]
-    lines += ["Command: `python -m engine.experiment " + " ".join(argv) + "`", "",
+    lines += ["Command: `python -m tools.experiment " + " ".join(argv) + "`", "",
               f"Board {exp['size']}x{exp['size']}, komi {exp['komi']}; both sides: "
               f"`{' '.join(exp['common']) or '(defaults)'}`; baseline: "
               f"`{' '.join(exp['baseline']) or '(defaults)'}`. Colours alternate; area scoring.", "",
@@ -434,7 +434,7 @@ def report(exp, rows, path_md, path_png, argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    ap = argparse.ArgumentParser(prog="python -m engine.experiment", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.experiment", description=__doc__.split("\n")[0])
     ap.add_argument("config")
     ap.add_argument("--games", type=int, help="games per variant (overrides the file)")
     ap.add_argument("--workers", type=int)
