@@ -53,7 +53,6 @@ from engine.timecontrol import TimeControl, TimeError
 log = logging.getLogger("gomcts.player")
 
 ANALYSIS_PLAYOUTS = 10**9          # "until stopped" (pondering, streaming analysis)
-RESIGN = -1
 
 
 class PlayerError(Exception):
