@@ -48,10 +48,10 @@ gtp: build
 	$(PY) gtp_main.py --config $(CONFIG)
 
 selfplay: build
-	$(PY) -m engine.selfplay --config $(CONFIG) --games $(GAMES) --size $(SIZE) --out runs/selfplay
+	$(PY) -m tools.selfplay --config $(CONFIG) --games $(GAMES) --size $(SIZE) --out runs/selfplay
 
 match: build gnugo
-	$(PY) -m engine.match --config $(CONFIG) --opponent "/usr/games/gnugo --mode gtp --level 10" \
+	$(PY) -m tools.match --config $(CONFIG) --opponent "/usr/games/gnugo --mode gtp --level 10" \
 	  --games $(GAMES) --size $(SIZE) --komi 7 --out runs/match
 
 train: build

@@ -34,7 +34,7 @@ exts = [Extension(os.path.relpath(f, HERE)[:-4].replace(os.sep, "."), [os.path.r
 setup(
     name="gomcts",
     version="0.1.0",
-    packages=find_packages(include=["board_ext", "engine", "engine.*", "nets", "nets.*"]),
+    packages=find_packages(include=["board_ext", "engine", "engine.*", "nets", "nets.*", "tools", "tools.*"]),
     py_modules=["gtp_main"],
     ext_modules=cythonize(exts,
                           compiler_directives=directives),

@@ -11,7 +11,7 @@ horizon 50; --set adds overrides) and alternates colour with the seed (White for
 side's from another experiment file and series instead, e.g.
 ``--config configs/paper/bhrf-fig11-equal-time-19.toml --series "soft-UCT,
 19h host" --x 0.15`` (the forest in front of the expert policy).
-The game is the experiment runner's (engine.experiment.play_game).  For
+The game is the experiment runner's (tools.experiment.play_game).  For
 each block of 50 moves: the mean simulations a move of each side, their
 ratio, the mean rollout moves a simulation of each side (BHRF / baseline),
 the share of the BHRF side's rollout moves within the horizon that the
@@ -35,7 +35,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engine import experiment  # noqa: E402
+from tools import experiment  # noqa: E402
 
 # The equal-time experiment's settings, read from its config: both sides'
 # common settings, its komi, and the BHRF side's sets of this series.

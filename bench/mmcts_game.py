@@ -7,7 +7,7 @@ hits of each side.
 Both sides ask the net at every new node (the equal-time rows of
 configs/paper/mmcts-equal-time.toml with prior.dcnn_nodes unbounded); the
 memory side alternates colour with the seed. The games are the experiment
-runner's (engine.experiment.play_game). One line per game, then the
+runner's (tools.experiment.play_game). One line per game, then the
 totals; the last line is the memory side's share of the baseline's net
 forward passes, what the memory's own work (query, add, updates) costs it.
 """
@@ -18,7 +18,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from engine import experiment  # noqa: E402
+from tools import experiment  # noqa: E402
 
 COMMON = ["search.rollout=expert", "search.early_stop=false", "prior.evaluator=net",
           "prior.cnn_strength=200", "prior.dcnn_nodes=1000000000", "search.playouts=1000000000"]

@@ -155,7 +155,7 @@ def default_engine(sets):
 
 def run(tests, command, timeout=600, out=sys.stdout, restart_each_file=False):
     """Run the tests over GTP; returns (passed, total, rows)."""
-    from engine.gtp.client import EngineDied, GtpClient, GtpError
+    from tools.gtp_client import EngineDied, GtpClient, GtpError
     rows = []
     client = None
     current_file = None

@@ -1,1 +1,1 @@
-"""The search and everything around it: game state, node pool, memory, GTP."""
+"""The engine: game state, the Player, search, node pool, memory, scoring, GTP."""

@@ -2,8 +2,8 @@
 
 Implements the memory of Xiao, Mei and Mueller, "Memory-Augmented Monte
 Carlo Tree Search", AAAI 2018 (section "Memory-Augmented MCTS").  numpy
-plus its Cython kernel (engine/memkernel.pyx, the hot paths); no torch and
-no other project imports.
+plus its Cython kernel (engine/memkernel.pyx, the hot paths); no torch, and
+of the project only engine.config (the knobs' defaults: one home).
 
 Terms (the paper's symbols)
 ---------------------------
@@ -116,7 +116,10 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from engine.config import MemoryCfg
 from engine.memkernel import FeatureHash, MemoryIndex
+
+_DEFAULTS = MemoryCfg()      # the [memory] table's defaults (engine/config.py)
 
 __all__ = ["MemoryConfig", "FeatureHasher", "Memory", "memory_value",
            "SIMHASH_DIM"]
@@ -132,7 +135,9 @@ SIMHASH_DIM = 512
 
 @dataclass(frozen=True)
 class MemoryConfig:
-    """Knobs of the M-MCTS memory, named as in the paper.
+    """Knobs of the M-MCTS memory, named as in the paper; the defaults are
+    the ``[memory]`` table's (engine/config.py), the checks also hold for a
+    memory built without a config (tests, benchmarks).
 
     Attributes:
         memory_size: capacity ``|M|`` (number of entries).
@@ -145,13 +150,13 @@ class MemoryConfig:
         seed: seed of the feature hash and of the SimHash hyperplanes.
     """
 
-    memory_size: int = 10000
-    M: int = 50
-    tau: float = 0.1
-    D: int = 4096
-    hash_tables: int = 8
-    hash_bits: int = 16
-    probe_radius: int = 1
+    memory_size: int = _DEFAULTS.memory_size
+    M: int = _DEFAULTS.M
+    tau: float = _DEFAULTS.tau
+    D: int = _DEFAULTS.D
+    hash_tables: int = _DEFAULTS.hash_tables
+    hash_bits: int = _DEFAULTS.hash_bits
+    probe_radius: int = _DEFAULTS.probe_radius
     seed: int = 0
 
     def __post_init__(self) -> None:

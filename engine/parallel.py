@@ -14,9 +14,10 @@ import threading
 from engine.search import RESIGN, Search, SearchResult
 
 
-def _worker(conn, cfg, seed, stop):
+def _worker(conn, cfg, seed, stop, build):
+    """One worker process: ``build(cfg, size)`` makes its search (passed in
+    by engine.factory, so this module imports no factory)."""
     from engine import config as config_mod
-    from engine import factory
     cfg = config_mod.replace(cfg, **{"search.seed": seed, "search.threads": 1})
     search = None
     size = None
@@ -29,11 +30,7 @@ def _worker(conn, cfg, seed, stop):
             board, komi = msg[1], msg[2]
             if search is None or board.size != size:
                 size = board.size
-                try:
-                    ev = factory.load_evaluator(cfg, size)
-                except factory.NoNet:
-                    ev = factory.fallback_evaluator()
-                search = factory.make_search(cfg, ev)
+                search = build(cfg, size)
             search.set_position(board, komi)
         elif op == "run":
             r = search.run(playouts=msg[1], seconds=msg[2], stop_event=stop)
@@ -48,9 +45,11 @@ def _worker(conn, cfg, seed, stop):
 
 
 class RootParallelSearch:
-    """The Search API over ``cfg.search.threads`` processes."""
+    """The Search API over ``cfg.search.threads`` processes.  ``build(cfg,
+    size)``, a module-level function (it is sent to the workers), makes a
+    worker's search (engine.factory.worker_search)."""
 
-    def __init__(self, cfg, evaluator=None, memory=None):
+    def __init__(self, cfg, evaluator=None, memory=None, *, build):
         self.cfg = cfg
         self.local = Search(cfg, evaluator=evaluator, memory=memory)
         ctx = mp.get_context("spawn")
@@ -58,8 +57,8 @@ class RootParallelSearch:
         self._workers = []
         for i in range(cfg.search.threads - 1):
             a, b = ctx.Pipe()
-            p = ctx.Process(target=_worker, args=(b, cfg, self.local.seed + 7919 * (i + 1), self._stop),
-                            daemon=True)
+            p = ctx.Process(target=_worker, args=(b, cfg, self.local.seed + 7919 * (i + 1), self._stop,
+                                                  build), daemon=True)
             p.start()
             self._workers.append((p, a))
         self._merged = None

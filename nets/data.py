@@ -1,4 +1,4 @@
-"""Training positions from the GNU Go teacher shards of ``nets.datagen``.
+"""Training positions from the GNU Go teacher shards of ``tools.datagen``.
 
 A shard (``data/9x9/L05_00000.npz``) stores only move sequences.  Each game
 is replayed on a ``board_ext`` Board; before every labelled move (GNU Go's

@@ -13,7 +13,7 @@ import sys
 
 from board_ext.board import BLACK, WHITE, Board
 from engine import coords
-from engine.gtp.client import GNUGO, GtpClient
+from tools.gtp_client import GNUGO, GtpClient
 
 CNAME = {BLACK: "black", WHITE: "white"}
 

@@ -478,12 +478,12 @@ def test_select_finds_the_kth_set_bit_both_ways():
 
 
 def test_rollout_profile_report_names_its_settings(tmp_path):
-    """engine.rollout_profile on a small board: the report (under --name)
+    """tools.rollout_profile on a small board: the report (under --name)
     has a row per policy, shares in [0, 100], and the --set settings the
     search ran with."""
     import re
 
-    from engine import rollout_profile
+    from tools import rollout_profile
 
     rollout_profile.main(["--size", "5", "--games", "1", "--playouts", "40", "--samples", "1",
                           "--set", "prior.evaluator=expert", "--name", "prof-test", "--out-dir", str(tmp_path)])

@@ -2,7 +2,7 @@
 import pytest
 
 from board_ext.board import handicap_points
-from engine.gtp.client import GNUGO, GtpClient
+from tools.gtp_client import GNUGO, GtpClient
 from tests.gnugo_diff import check_game
 
 

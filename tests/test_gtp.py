@@ -66,7 +66,7 @@ def state(eng):
     g = eng.game
     b = g.board
     return (g.size, g.komi, b.colors(), b.to_move, g.move_number, len(g.history), g.handicap,
-            tuple(g.root_black), tuple(g.root_white), eng.tc.system, eng.tc.main_time, eng.cfg)
+            tuple(g.root_black), tuple(g.root_white), eng.player.tc.system, eng.player.tc.main_time, eng.cfg)
 
 
 def board_of(eng):
@@ -256,9 +256,9 @@ def test_gogui_play_sequence_setup_and_interrupt(eng):
 # ------------------------------------------------------------------ time
 def test_time_commands(eng):
     ok(eng, "time_settings 0 1 0")
-    assert eng.tc.system == "none"
+    assert eng.player.tc.system == "none"
     ok(eng, "time_settings 300 30 5")
-    assert eng.tc.system == "canadian"
+    assert eng.player.tc.system == "canadian"
     ok(eng, "time_left b 120 0")
     ok(eng, "time_left white 25 3")
     fail(eng, "time_settings 300 30")
@@ -267,7 +267,7 @@ def test_time_commands(eng):
     fail(eng, "time_left b 10")
     fail(eng, "time_left z 10 0")
     ok(eng, "kgs-time_settings byoyomi 60 10 3")
-    assert eng.tc.system == "byoyomi"
+    assert eng.player.tc.system == "byoyomi"
     ok(eng, "kgs-time_settings absolute 60")
     ok(eng, "kgs-time_settings canadian 60 30 10")
     ok(eng, "kgs-time_settings none")
@@ -394,7 +394,7 @@ def test_params_over_gtp(eng):
     fail(eng, "go-param_page search nosuchkey 1")
     assert ok(eng, "go-ponder") == "off"
     ok(eng, "go-ponder on")
-    assert eng.ponder and ok(eng, "go-ponder") == "on"
+    assert eng.player.ponder and ok(eng, "go-ponder") == "on"
     ok(eng, "go-ponder off")
     fail(eng, "go-ponder maybe")
 
@@ -451,7 +451,7 @@ def test_rawnet_without_weights_falls_back(tmp_path, capsys):
     e = make_engine("net.rawnet=true", f"net.weights={tmp_path}/none.pt")
     mv = ok(e, "genmove b")
     assert re.fullmatch(r"[A-HJ]\d|pass", mv)
-    assert e.last["source"] == "search"
+    assert e.player.last["source"] == "search"
 
 
 def test_pass_safety_plays_on_when_passing_loses(eng):
@@ -727,10 +727,10 @@ def test_expert_priors_over_gtp_and_as_the_no_net_fallback(tmp_path):
     eng = make_engine("search.tree=uct")
     ok(eng, "boardsize 9")
     ok(eng, "go-param prior.evaluator expert")
-    assert isinstance(eng.search().evaluator, ExpertEvaluator)
+    assert isinstance(eng.player.search().evaluator, ExpertEvaluator)
     ok(eng, "genmove b")
-    assert any(r["prior"] > 0 for r in eng.search().analysis())
+    assert any(r["prior"] > 0 for r in eng.player.search().analysis())
     e = make_engine("prior.evaluator=net", f"net.weights={tmp_path}/none.pt")
     ok(e, "boardsize 9")
-    assert isinstance(e.search().evaluator, ExpertEvaluator)
+    assert isinstance(e.player.search().evaluator, ExpertEvaluator)
     ok(e, "genmove b")

@@ -1,7 +1,7 @@
 """The engine as real controllers drive it (see shared/clients.md):
 gomill ringmaster's exact command sequence and reply parsing, GoGui's
 attach/sync/analyze commands, and a full 9x9 game against GNU Go through
-engine.match."""
+tools.match."""
 import json
 import os
 import re
@@ -12,7 +12,7 @@ import time
 import pytest
 
 from engine import coords
-from engine.gtp.client import GNUGO
+from tools.gtp_client import GNUGO
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
@@ -200,7 +200,7 @@ def test_gogui_attach_sync_and_analyze():
 
 @have_gnugo
 def test_full_game_against_gnugo_through_match(tmp_path):
-    from engine.match import our_engine_command, play_match, format_table
+    from tools.match import our_engine_command, play_match, format_table
     ours = our_engine_command(None, ["search.playouts=200", "gtp.score_playouts=100", "search.seed=3",
                                      "prior.evaluator=none"])
     t0 = time.time()
@@ -225,7 +225,7 @@ def test_full_game_against_gnugo_through_match(tmp_path):
 
 @have_gnugo
 def test_match_forfeits_a_crashing_or_illegal_engine(tmp_path):
-    from engine.match import play_match
+    from tools.match import play_match
     fake = tmp_path / "bad_engine.py"
     fake.write_text(
         "import sys\n"

@@ -62,6 +62,14 @@ def test_defaults_are_the_papers():
     assert (c.hash_tables, c.hash_bits, c.probe_radius) == (8, 16, 1)
 
 
+def test_defaults_come_from_the_config():
+    """One home for the memory defaults: engine.config's [memory] table."""
+    from engine.config import MemoryCfg
+    cfg, c = MemoryCfg(), MemoryConfig()
+    for name in ("memory_size", "M", "tau", "D", "hash_tables", "hash_bits", "probe_radius"):
+        assert getattr(c, name) == getattr(cfg, name), name
+
+
 def test_from_dict_rejects_unknown_key():
     assert MemoryConfig.from_dict({"M": 20}).M == 20
     with pytest.raises(ValueError, match=r"memory\.K"):

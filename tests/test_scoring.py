@@ -15,7 +15,8 @@ import pytest
 from board_ext.board import Board
 from engine.config import load
 from engine.game import Game
-from engine.gtp.server import Estimate, GtpServer
+from engine.gtp.server import GtpServer
+from engine.scoring import Estimate
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FINISHED = os.path.join(HERE, "data", "finished")
@@ -101,8 +102,8 @@ def test_board_passes_setter():
 
 
 def test_match_fallback_scorer_agrees():
-    """engine.match scores with the engine's estimate when the referee fails."""
-    from engine.match import _own_score
+    """tools.match scores with the engine's estimate when the referee fails."""
+    from tools.match import _own_score
     for name in ("gnugo-000.sgf", "gomcts-113.sgf"):
         g = Game.from_sgf_bytes(open(os.path.join(FINISHED, name), "rb").read())
         assert g.consecutive_passes() == 2

@@ -1,4 +1,4 @@
-"""engine.selfplay: one SGF per game with win rate/visits comments, a JSON
+"""tools.selfplay: one SGF per game with win rate/visits comments, a JSON
 summary, resume without rewriting finished games."""
 import json
 import os
@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from engine.config import load
-from engine.selfplay import run
+from tools.selfplay import run
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SMALL = ["search.playouts=20", "gtp.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
@@ -31,7 +31,7 @@ def test_selfplay_writes_and_resumes(tmp_path):
 
 
 def test_selfplay_cli(tmp_path):
-    args = [sys.executable, "-m", "engine.selfplay", "--games", "1", "--size", "5", "--komi", "0.5",
+    args = [sys.executable, "-m", "tools.selfplay", "--games", "1", "--size", "5", "--komi", "0.5",
             "--out", str(tmp_path)]
     for s in SMALL:
         args += ["--set", s]

@@ -51,7 +51,7 @@ def test_the_net_is_loaded_before_the_first_command():
     assert events[0] == ("factory", 9)
     assert ("evaluate", 9) in events[:first_write]          # the first forward pass too
     assert [e for e in events if e[0] == "factory"] == [("factory", 9)]
-    assert eng._search is not None and eng._search_size == 9
+    assert eng.player.search_built is not None and eng.player._search_size == 9
 
 
 def test_a_new_board_size_loads_its_net_at_boardsize():
@@ -80,7 +80,7 @@ def test_one_second_byoyomi_thinks_well_under_a_second():
     cfg = load(os.path.join(ROOT, "configs", "9x9.toml"), ["prior.evaluator=expert"])
     eng = GtpServer(cfg, out=open(os.devnull, "w"))
     assert eng.respond("time_settings 0 1 1") == "=\n\n"
-    secs = eng._think_seconds(1)
+    secs = eng.player.think_seconds(1)
     assert 0 < secs <= 0.75
 
 

@@ -2,7 +2,7 @@
 that never overruns."""
 import pytest
 
-from engine import stats
+from tools import stats
 from engine.timecontrol import TimeControl, TimeError
 
 B, W = 1, 2
@@ -140,7 +140,7 @@ def test_from_config():
     assert t.seconds_for_move(B) == pytest.approx(10.0)
 
 
-# -- match statistics live in engine.stats; small enough to test here too
+# -- match statistics live in tools.stats; small enough to test here too
 def test_wilson_and_elo():
     lo, hi = stats.wilson(50, 100)
     assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)

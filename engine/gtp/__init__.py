@@ -1,5 +1,6 @@
-"""GTP: the only place in the project that parses text.
+"""GTP served to a controller: the engine's only text protocol.
 
-``server`` serves GTP to a controller; ``client`` drives another GTP engine
-(GNU Go as opponent, referee or teacher).
+``server`` parses commands, dispatches them to an ``engine.player.Player``
+and formats the replies.  GTP toward other engines (GNU Go as opponent,
+referee or teacher) is ``tools.gtp_client``.
 """

@@ -1,6 +1,12 @@
 """GTP 2 server: the engine as Sabaki, GoGui, gomill ringmaster and twogtp see it.
 
-This module and ``client.py`` are the only places that parse text.  Every
+The protocol only: parsing, dispatch, reply formatting and the GoGui and
+Leela Zero views.  The engine behind it is an :class:`engine.player.Player`
+(moves, pass rule, time, pondering, scoring, options), whose typed errors
+become ``? message`` replies.
+
+This module and ``tools/gtp_client.py`` are the only places that parse
+GTP text.  Every
 line from the controller is preprocessed as GTP 2 (section 2.2) requires:
 control characters other than HT/LF removed, HT turned into a space,
 everything after ``#`` dropped, blank lines ignored.  A command is
@@ -15,7 +21,7 @@ lines set the interrupt event instead: GoGui's interrupt).  Commands run on
 the main thread one by one.  Streaming analysis (``lz-analyze``,
 ``analyze``) runs the search on a worker thread and ends as soon as the
 next input line arrives; that line is then processed normally.  Pondering
-uses the same mechanism between commands.
+uses the same mechanism between commands (the Player's :class:`Thinking`).
 """
 from __future__ import annotations
 
@@ -27,14 +33,12 @@ import queue
 import re
 import sys
 import threading
-import time
 
-from board_ext.board import BLACK, WHITE, IllegalMove
+from board_ext.board import BLACK, WHITE
 from engine import coords
-from engine import config as configmod
-from engine.game import Game, GameError, SgfError, color_name, opponent, MAX_SIZE, MIN_SIZE
-from engine.scoring import Estimate, fmt_score
-from engine.timecontrol import TimeControl, TimeError
+from engine.game import color_name, opponent, MAX_SIZE, MIN_SIZE
+from engine.player import Player, PlayerError
+from engine.scoring import fmt_score
 
 VERSION = "0.1.0"
 PROTOCOL_VERSION = "2"
@@ -42,7 +46,6 @@ log = logging.getLogger("gomcts.gtp")
 
 _CONTROL_RE = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _ID_RE = re.compile(r"[0-9]+")
-ANALYSIS_PLAYOUTS = 10**9          # "until interrupted"
 INFO_MIN_INTERVAL_CS = 5
 
 
@@ -106,27 +109,6 @@ def _gfx_lines(infl, labels):
     return out
 
 
-def build_search(cfg, size, net_for_size=None):
-    """A search for ``size`` with the evaluator the config asks for (see
-    engine.factory).  ``net_for_size(size)`` gives the torch net or None
-    (unavailable).  Returns (search, size_bound): size_bound is True when
-    the evaluator only fits this board size."""
-    from engine import factory
-    ev, bound = None, False
-    if cfg.prior.evaluator == "net":
-        ev = net_for_size(size) if net_for_size is not None else None
-        bound = True
-        if ev is None:
-            if cfg.net.required:
-                raise GtpFail(f"no net weights for {size}x{size} (net.required is set)")
-            log.warning("prior.evaluator = net but no net for %dx%d: searching with expert priors",
-                        size, size)
-            ev = factory.fallback_evaluator()
-    else:
-        ev = factory.load_evaluator(cfg, size)
-    return factory.make_search(cfg, ev), bound
-
-
 COMMAND_HELP = {
     "protocol_version": "GTP version (2)",
     "name": "engine name",
@@ -182,33 +164,20 @@ COMMAND_HELP = {
 
 
 class GtpServer:
-    """One GTP session. ``GtpServer(cfg)``; :meth:`serve` runs it on streams;
-    :meth:`respond` answers a single line (for tests and embedding)."""
+    """One GTP session over a :class:`engine.player.Player`.
+    ``GtpServer(cfg)``; :meth:`serve` runs it on streams; :meth:`respond`
+    answers a single line (for tests and embedding).  ``search_factory`` and
+    ``evaluator_factory`` go to the Player."""
 
     def __init__(self, cfg=None, out=None, search_factory=None, evaluator_factory=None):
-        self.cfg = cfg if cfg is not None else configmod.load()
+        self.player = Player(cfg, search_factory=search_factory, evaluator_factory=evaluator_factory)
         self.out = out if out is not None else sys.stdout
-        self._search_factory = search_factory
-        self._evaluator_factory = evaluator_factory
-        self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
-        self.tc = TimeControl.from_config(self.cfg)
-        self.ponder = self.cfg.gtp.ponder
-        self._search = None
-        self._search_size = None
-        self._size_bound = False         # the search's evaluator is for one board size
-        self._evaluators = {}            # size -> Evaluator or None (unavailable)
         self._out_lock = threading.Lock()
-        self.interrupt = threading.Event()
         self.queue: queue.Queue = queue.Queue()
         self._pending = None             # a line read ahead (it ended a stream)
         self._have_pending = False
         self._sync = False               # respond(): streams end at once
-        self._eof = False
         self.quit = False
-        self.last = None                 # info about the last generated move
-        self._our_color = None           # colour of the last genmove (pondering)
-        self._time_left_seen = set()
-        self._seed = self.cfg.search.seed or (int(time.time() * 1000) & 0x7FFFFFFF)
         self.commands = {}
         for name in COMMAND_HELP:
             self.commands[name] = getattr(self, "cmd_" + name.replace("-", "_"))
@@ -223,7 +192,7 @@ class GtpServer:
         try:
             for raw in inp:
                 if raw.strip().lower() == "# interrupt":
-                    self.interrupt.set()
+                    self.player.interrupt.set()
                     continue
                 self.queue.put(raw)
         except (OSError, ValueError):
@@ -256,16 +225,16 @@ class GtpServer:
 
     def serve(self, inp=None, out=None):
         """Serve GTP until ``quit`` or EOF.  The net and the search for the
-        current board size are built first (:meth:`prepare`), so no
+        current board size are built first (``Player.prepare``), so no
         ``genmove`` pays for loading them."""
         if out is not None:
             self.out = out
         inp = inp if inp is not None else sys.stdin
-        self.prepare()
+        self.player.prepare()
         t = threading.Thread(target=self._reader, args=(inp,), daemon=True, name="gtp-reader")
         t.start()
         while not self.quit:
-            if self.ponder and not self._input_waiting():
+            if self.player.ponder and not self._input_waiting():
                 self._ponder_until_input()
             raw = self._next_raw()
             if raw is None:
@@ -307,7 +276,7 @@ class GtpServer:
         self._streamed = False
         try:
             body = fn(args)
-        except GtpFail as e:
+        except (GtpFail, PlayerError) as e:
             msg = str(e) or "failed"
             if self._streamed:        # the '=' line is out already: cannot fail now
                 log.error("%s failed after streaming: %s", name, msg)
@@ -331,8 +300,16 @@ class GtpServer:
 
     # ================================================================ helpers
     @property
+    def game(self):
+        return self.player.game
+
+    @property
+    def cfg(self):
+        return self.player.cfg
+
+    @property
     def size(self):
-        return self.game.size
+        return self.player.size
 
     def vertex(self, text):
         if not text.isascii():
@@ -352,286 +329,8 @@ class GtpServer:
         if not lo <= len(args) <= hi:
             raise GtpFail(f"syntax error: {usage}" if usage else "wrong number of arguments")
 
-    def search(self):
-        """The Search for the current board size (built on first use)."""
-        if self._search is not None and self._search_size != self.size and self._size_bound:
-            self._search = None
-        if self._search is None:
-            if self._search_factory is not None:
-                self._search = self._search_factory(self.cfg)
-                self._size_bound = False
-            else:
-                self._search, self._size_bound = build_search(self.cfg, self.size, self.evaluator)
-            self._search_size = self.size
-        return self._search
-
-    def prepare(self):
-        """Build the evaluator (loading the net and its first forward pass)
-        and the search for the current board size now, not in the first
-        ``genmove``: with ``time_settings 0 1 1`` the seconds that torch
-        takes to load would lose on time.  Failures are logged here and
-        reported by the command that needs the search."""
-        t0 = time.time()
-        try:
-            if self.cfg.prior.evaluator == "net" and self._search_factory is None:
-                ev = self.evaluator()
-                if ev is not None:
-                    from board_ext.board import Board
-                    ev.evaluate([Board(self.size)])        # first forward pass: torch's own set-up
-            self.search()
-        except GtpFail as e:
-            log.warning("search for %dx%d not built at start: %s", self.size, self.size, e)
-            return
-        except Exception:
-            log.exception("search for %dx%d not built at start", self.size, self.size)
-            return
-        log.info("search for %dx%d ready in %.2fs", self.size, self.size, time.time() - t0)
-
-    def _drop_tree(self):
-        if self._search is not None:
-            try:
-                self._search.clear()
-            except Exception:
-                log.exception("search.clear failed")
-
-    def _position(self, color):
-        """A copy of the current board with ``color`` to move."""
-        b = self.game.board.copy()
-        if b.to_move != color:
-            b.to_move = color
-        return b
-
-    def _estimate(self, board=None):
-        board = board if board is not None else self.game.board
-        return Estimate(board, self.game.komi, self.cfg.gtp.score_playouts, seed=self._seed)
-
-    def _think_seconds(self, color):
-        """Seconds for this move, or None (playouts only).  With a clock
-        (time_settings, kgs-time_settings or time_left) the clock's
-        allocation (engine.timecontrol); without one ``search.seconds``
-        (0: ``search.playouts`` alone bounds the move).  ``search.playouts``
-        caps the simulations in both cases."""
-        t = self.tc.seconds_for_move(color, self.game.move_number)
-        if t is not None:
-            return t
-        cfg_s = self.cfg.search.seconds
-        return cfg_s if cfg_s > 0 else None
-
-    # ---------------------------------------------------------- evaluator
-    def evaluator(self, size=None):
-        """The net for this board size, or None (logged once) if unavailable."""
-        size = size or self.size
-        if size in self._evaluators:
-            return self._evaluators[size]
-        ev = None
-        try:
-            if self._evaluator_factory is not None:
-                ev = self._evaluator_factory(size)
-            else:
-                from engine import factory
-                ev = factory.load_evaluator(dataclasses.replace(
-                    self.cfg, prior=dataclasses.replace(self.cfg.prior, evaluator="net")), size)
-        except Exception as e:
-            log.warning("no net for %dx%d: %s", size, size, e)
-            print(f"gomcts: no net for {size}x{size} ({e}); "
-                  f"continuing without it", file=sys.stderr, flush=True)
-            ev = None
-        self._evaluators[size] = ev
-        return ev
-
-    # ================================================================ move generation
-    def _generate(self, color, play, cleanup=False, info_interval=None):
-        """Pick a move for ``color``; play it when ``play``. Returns the flat
-        move, or -1 for resign."""
-        game = self.game
-        board = self._position(color)
-        t0 = time.time()
-        res = None
-        move = None
-        source = "search"
-        if self.cfg.net.rawnet:
-            move = self._rawnet_move(board, color)
-            if move is not None:
-                source = "net"
-        if move is None:
-            if self.cfg.net.rawnet and self.cfg.net.required:
-                raise GtpFail(f"no net weights for {self.size}x{self.size} (net.required is set)")
-            s = self.search()
-            s.set_position(board, game.komi)
-            secs = self._think_seconds(color)
-            self.interrupt.clear()
-            cb = None
-            if info_interval is not None:
-                cb = lambda srch: self._emit_info(srch, None)   # noqa: E731
-            res = s.run(playouts=self.cfg.search.playouts, seconds=secs if secs else None,
-                        stop_event=self.interrupt, callback=cb,
-                        callback_interval=info_interval or 0.1)
-            move = res.move
-        if move is None:
-            move = board.pass_move
-        if move >= 0:
-            move = self._pass_safety(board, color, move, res, cleanup)
-        elapsed = time.time() - t0
-        self.last = dict(color=color, move=move, result=res, seconds=elapsed, source=source)
-        log.info("%s %s %s (%s, %.2fs%s)", "genmove" if play else "reg_genmove", color_letter(color),
-                 self.vtx(move), source, elapsed,
-                 f", winrate {res.winrate:.3f}, visits {res.visits}" if res is not None else "")
-        if play:
-            if color not in self._time_left_seen:
-                self.tc.spend(color, elapsed)
-            self._time_left_seen.discard(color)
-            if move >= 0:
-                try:
-                    game.play(color, move, comment=self._explain())
-                except IllegalMove as e:      # the search must never do this
-                    log.error("search chose an illegal move %s (%s); passing", self.vtx(move), e.reason)
-                    move = board.pass_move
-                    game.play(color, move)
-            self._our_color = color
-        return move
-
-    def new_game(self, size=None, komi=None):
-        """Typed clear_board (+ boardsize/komi) for in-process use."""
-        self.game.clear(size)
-        if komi is not None:
-            self.game.komi = float(komi)
-        self._new_game()
-
-    def genmove(self, color, play=True, cleanup=False):
-        """Typed entry for in-process use (self-play): the flat move
-        (pass = size*size, -1 = resign); played when ``play``."""
-        return self._generate(color, play=play, cleanup=cleanup)
-
-    def _rawnet_move(self, board, color):
-        ev = self.evaluator()
-        if ev is None:
-            return None
-        priors, _ = ev.evaluate([board])
-        pr = list(priors[0])
-        best = max(range(len(pr)), key=lambda i: pr[i])
-        if pr[best] <= 0:
-            return board.pass_move
-        return best
-
-    def _non_pass_alternatives(self, board, color, res, est=None):
-        """Legal non-pass moves that do not fill an own eye, best first.
-
-        First the search's own root moves with real visits, most visited
-        first (the move the search would have played had it not passed);
-        then the rest ranked by :meth:`_rank_without_search`, never in
-        board order."""
-        ok = [m for m in board.legal_moves(color) if not board.is_eye(m, color)]
-        legal = set(ok)
-        cands = []
-        if res is not None and self._search is not None:
-            try:
-                rows = [r for r in self._search.analysis()
-                        if r["move"] in legal and r.get("visits", 0) > 0]
-            except Exception:
-                log.exception("analysis failed")
-                rows = []
-            rows.sort(key=lambda r: (-r.get("visits", 0), -r.get("winrate", 0.5)))
-            cands = [r["move"] for r in rows]
-        seen = set(cands)
-        rest = [m for m in ok if m not in seen]
-        return cands + self._rank_without_search(board, color, rest, est)
-
-    def _rank_without_search(self, board, color, moves, est=None):
-        """``moves`` ranked where the search gives no guidance: the expert
-        prior weight of each move (captures and atari escapes high,
-        self-atari and first-line moves low) times its urgency under the
-        dead-stone estimate: points whose owner is unsettled and points
-        next to dead stones (capturing them, or saving own ones) first,
-        points the mover already owns last."""
-        if not moves:
-            return []
-        from array import array
-        from board_ext.playout import expert_priors
-        nn = board.pass_move
-        w = array("f", bytes(4 * (nn + 1)))
-        try:
-            expert_priors(board, w)
-        except Exception:
-            log.exception("expert priors failed")
-            w = array("f", [1.0] * (nn + 1))
-        sign = 1.0 if color == BLACK else -1.0
-        own = est.own if est is not None else [0.0] * nn
-        near_dead = set()
-        if est is not None:
-            for p in est.dead:
-                near_dead.update(board.chain_liberties(p))
-        if self.cfg.net.rawnet:
-            ev = self._evaluators.get(self.size)
-            if ev is not None:
-                try:
-                    pr = ev.evaluate([board])[0][0]
-                    w = array("f", [float(w[i]) * (0.05 + float(pr[i])) for i in range(nn + 1)])
-                except Exception:
-                    log.exception("net priors failed")
-
-        def key(m):
-            mine = sign * own[m]                    # +1: already ours, -1: the opponent's
-            urgency = 1.0 - abs(own[m]) + (1.0 if m in near_dead else 0.0)
-            if mine > 0.8:
-                urgency *= 0.1
-            return (-(float(w[m]) * (0.05 + urgency)), m)
-        return sorted(moves, key=key)
-
-    def _pass_safety(self, board, color, move, res, cleanup):
-        """Never pass into a loss under the dead-stone estimate while a
-        non-pass move exists; in the cleanup phase, capture dead stones first."""
-        if move != board.pass_move:
-            return move
-        if not board.legal_moves(color):
-            return move
-        try:
-            est = self._estimate(board)
-        except Exception:
-            log.exception("dead-stone estimate failed")
-            return move
-        mine = est.score if color == BLACK else -est.score
-        opp_dead = [p for p in est.dead if board.color_at(p) == opponent(color)]
-        if mine > 0 and not (cleanup and opp_dead):
-            return move
-        alts = self._non_pass_alternatives(board, color, res, est)
-        if cleanup and opp_dead and mine > 0:
-            # prefer moves next to the dead stones (capturing them)
-            near = set()
-            for p in opp_dead:
-                near.update(board.chain_liberties(p))
-            pref = [m for m in alts if m in near]
-            alts = pref + [m for m in alts if m not in near]
-        if not alts:
-            return move
-        log.info("pass would lose by %.1f under the dead-stone estimate%s; playing %s instead",
-                 -mine, " (cleanup)" if cleanup else "", self.vtx(alts[0]))
-        return alts[0]
-
-    def _explain(self):
-        """gomill-explain_last_move text (also the SGF comment)."""
-        if not self.last:
-            return ""
-        res = self.last["result"]
-        mv = self.vtx(self.last["move"])
-        if res is None:
-            return f"{mv} by {self.last['source']} in {self.last['seconds']:.2f}s"
-        pv = " ".join(self.vtx(m) for m in (res.pv or [])[:12])
-        txt = (f"{mv} winrate {100 * res.winrate:.1f}% visits {res.visits} playouts {res.playouts} "
-               f"time {res.seconds:.2f}s")
-        if pv:
-            txt += f" pv {pv}"
-        try:
-            ps = self._search.pool_stats()
-            txt += f"; pool {ps.get('used')}/{ps.get('capacity')} nodes"
-            if ps.get("recycled"):
-                txt += f", recycled {ps.get('recycled')}"
-        except Exception:
-            pass
-        return txt
-
     # ---------------------------------------------------------- analysis lines
-    def _info_line(self, srch, minmoves=0, maxmoves=0):
-        rows = srch.analysis()
+    def _info_line(self, rows, minmoves=0, maxmoves=0):
         parts = []
         for order, r in enumerate(rows):
             if maxmoves and len(parts) >= maxmoves:
@@ -646,15 +345,24 @@ class GtpServer:
                     order, " ".join(pv)))
         return " ".join(parts)
 
-    def _emit_info(self, srch, opts):
+    def _emit_info(self, rows, opts):
         opts = opts or {}
         try:
-            line = self._info_line(srch, opts.get("minmoves", 0), opts.get("maxmoves", 0))
+            line = self._info_line(rows, opts.get("minmoves", 0), opts.get("maxmoves", 0))
         except Exception:
             log.exception("analysis line failed")
             return
         if line:
             self._write(line + "\n")
+
+    def _emit_analysis(self, analysis, opts):
+        """Info line of the rows ``analysis()`` gives."""
+        try:
+            rows = analysis()
+        except Exception:
+            log.exception("analysis line failed")
+            return
+        self._emit_info(rows, opts)
 
     def _parse_analyze_args(self, args, need_color):
         color = self.game.to_move
@@ -686,61 +394,29 @@ class GtpServer:
     def _stream_analysis(self, color, interval, opts):
         """lz-analyze/analyze: '=' then info lines every interval until the
         next input line, then the closing blank line."""
-        board = self._position(color)
-        s = self.search()
-        s.set_position(board, self.game.komi)
-        stop = threading.Event()
+        thinking = self.player.analyze(color, lambda rows: self._emit_info(rows, opts), interval)
         self._write(f"={self._cid}\n")
         self._streamed = True
         if self._sync:
             self._write("\n")
             return
-        done = threading.Event()
-
-        def work():
-            try:
-                s.run(playouts=ANALYSIS_PLAYOUTS, seconds=None, stop_event=stop,
-                      callback=lambda srch: self._emit_info(srch, opts), callback_interval=interval)
-            except Exception:
-                log.exception("analysis search failed")
-            finally:
-                done.set()
-
-        th = threading.Thread(target=work, daemon=True, name="gtp-analyze")
-        th.start()
+        thinking.start()
         while not self._wait_for_input(interval):
-            if done.is_set():            # the search ended by itself (pool full): repeat its result
-                self._emit_info(s, opts)
-        stop.set()
-        th.join()
+            if thinking.done.is_set():   # the search ended by itself (pool full): repeat its result
+                self._emit_analysis(thinking.search.analysis, opts)
+        thinking.stop()
         self._write("\n")
 
     # ---------------------------------------------------------- pondering
     def _ponder_until_input(self):
-        game = self.game
-        if (self.cfg.net.rawnet or self._our_color is None or game.is_over()
-                or game.to_move == self._our_color or self._sync):
+        if self._sync:
             return
-        try:
-            s = self.search()
-            s.set_position(game.board.copy(), game.komi)
-        except Exception:
-            log.exception("ponder setup failed")
+        thinking = self.player.start_pondering()
+        if thinking is None:
             return
-        stop = threading.Event()
-
-        def work():
-            try:
-                s.run(playouts=ANALYSIS_PLAYOUTS, seconds=None, stop_event=stop)
-            except Exception:
-                log.exception("ponder search failed")
-
-        th = threading.Thread(target=work, daemon=True, name="gtp-ponder")
-        th.start()
         while not self._wait_for_input(0.5):
             pass
-        stop.set()
-        th.join()
+        thinking.stop()
 
     # ================================================================ commands
     # -- administrative
@@ -773,119 +449,69 @@ class GtpServer:
         n = parse_int(args[0], "board size")
         if not MIN_SIZE <= n <= MAX_SIZE:
             raise GtpFail("unacceptable size")
-        self.game.clear(n)
-        self._new_game()
-        if self._search is None or (self._size_bound and self._search_size != n):
-            self.prepare()               # a new size: its net and search now, not in genmove
+        self.player.set_board_size(n)
         return ""
 
     def cmd_clear_board(self, args):
-        self.game.clear()
-        self._new_game()
+        self.player.new_game()
         return ""
-
-    def _new_game(self):
-        self._drop_tree()
-        self.tc.reset()
-        self.last = None
-        self._our_color = None
-        self._time_left_seen.clear()
 
     def cmd_komi(self, args):
         self._nargs(args, 1, usage="komi FLOAT")
-        self.game.komi = parse_float(args[0], "komi")
+        self.player.set_komi(parse_float(args[0], "komi"))
         return ""
 
-    def _handicap_checks(self, args, usage):
-        self._nargs(args, 1, usage=usage)
-        n = parse_int(args[0], "number of stones")
-        if not self.game.is_empty() or self.game.history:
-            raise GtpFail("board not empty")
-        return n
-
     def cmd_fixed_handicap(self, args):
-        n = self._handicap_checks(args, "fixed_handicap N")
-        try:
-            pts = self.game.fixed_handicap(n)
-        except GameError as e:
-            raise GtpFail(str(e)) from None
-        self._drop_tree()
-        return " ".join(self.vtx(p) for p in pts)
+        self._nargs(args, 1, usage="fixed_handicap N")
+        n = parse_int(args[0], "number of stones")
+        return " ".join(self.vtx(p) for p in self.player.fixed_handicap(n))
 
     def cmd_place_free_handicap(self, args):
-        n = self._handicap_checks(args, "place_free_handicap N")
-        try:
-            pts = self.game.choose_free_handicap(n)
-            self.game.free_handicap(pts)
-        except GameError as e:
-            raise GtpFail(str(e)) from None
-        self._drop_tree()
-        return " ".join(self.vtx(p) for p in pts)
+        self._nargs(args, 1, usage="place_free_handicap N")
+        n = parse_int(args[0], "number of stones")
+        return " ".join(self.vtx(p) for p in self.player.place_free_handicap(n))
 
     def cmd_set_free_handicap(self, args):
         if len(args) < 2:
             raise GtpFail("invalid number of stones: at least 2 handicap stones")
-        pts = [self.vertex(a) for a in args]
-        if not self.game.is_empty() or self.game.history:
-            raise GtpFail("board not empty")
-        try:
-            self.game.free_handicap(pts)
-        except (GameError, IllegalMove) as e:
-            raise GtpFail(str(e)) from None
-        self._drop_tree()
+        self.player.set_free_handicap([self.vertex(a) for a in args])
         return ""
 
     # -- moves
     def cmd_play(self, args):
         self._nargs(args, 2, usage="play COLOR VERTEX")
         color = parse_color(args[0])
-        move = self.vertex(args[1])
-        try:
-            self.game.play(color, move)
-        except IllegalMove as e:
-            raise GtpFail(f"illegal move: {self.vtx(move)} {e.reason}") from None
+        self.player.play(color, self.vertex(args[1]))
         return ""
 
     def cmd_genmove(self, args):
         self._nargs(args, 1, usage="genmove COLOR")
-        return self.vtx(self._generate(parse_color(args[0]), play=True))
+        return self.vtx(self.player.genmove(parse_color(args[0]), play=True))
 
     def cmd_reg_genmove(self, args):
         self._nargs(args, 1, usage="reg_genmove COLOR")
-        return self.vtx(self._generate(parse_color(args[0]), play=False))
+        return self.vtx(self.player.genmove(parse_color(args[0]), play=False))
 
     def cmd_kgs_genmove_cleanup(self, args):
         self._nargs(args, 1, usage="kgs-genmove_cleanup COLOR")
-        return self.vtx(self._generate(parse_color(args[0]), play=True, cleanup=True))
+        return self.vtx(self.player.genmove(parse_color(args[0]), play=True, cleanup=True))
 
     def cmd_undo(self, args):
         self._nargs(args, 0, usage="undo")
-        try:
-            self.game.undo(1)
-        except GameError:
-            raise GtpFail("cannot undo") from None
+        self.player.undo(1, message="cannot undo")
         return ""
 
     def cmd_gg_undo(self, args):
         self._nargs(args, 0, 1, usage="gg-undo [N]")
         n = parse_int(args[0], "number of moves", 0) if args else 1
-        try:
-            self.game.undo(n)
-        except GameError as e:
-            raise GtpFail(str(e)) from None
+        self.player.undo(n)
         return ""
 
     def cmd_gogui_play_sequence(self, args):
         if len(args) % 2:
             raise GtpFail("syntax error: gogui-play_sequence COLOR VERTEX [COLOR VERTEX ...]")
-        pairs = [(parse_color(args[i]), self.vertex(args[i + 1])) for i in range(0, len(args), 2)]
-        trial = self.game.copy()
-        for k, (c, m) in enumerate(pairs):
-            try:
-                trial.play(c, m)
-            except IllegalMove as e:
-                raise GtpFail(f"illegal move: {self.vtx(m)} {e.reason}") from None
-        self.game = trial
+        self.player.play_sequence([(parse_color(args[i]), self.vertex(args[i + 1]))
+                                   for i in range(0, len(args), 2)])
         return ""
 
     def cmd_gogui_setup(self, args):
@@ -897,16 +523,12 @@ class GtpServer:
             if m == self.game.pass_move:
                 raise GtpFail("pass is not a setup stone")
             (black if c == BLACK else white).append(m)
-        try:
-            self.game.setup(black, white)
-        except IllegalMove as e:
-            raise GtpFail(f"illegal setup: {e.reason}") from None
-        self._drop_tree()
+        self.player.setup(black, white)
         return ""
 
     def cmd_gogui_setup_player(self, args):
         self._nargs(args, 1, usage="gogui-setup_player COLOR")
-        self.game.to_move = parse_color(args[0])
+        self.player.set_to_move(parse_color(args[0]))
         return ""
 
     def cmd_gogui_interrupt(self, args):
@@ -918,22 +540,14 @@ class GtpServer:
         m = parse_float(args[0], "main time")
         b = parse_float(args[1], "byo-yomi time")
         s = parse_int(args[2], "byo-yomi stones")
-        try:
-            self.tc.set_gtp(m, b, s)
-        except TimeError as e:
-            raise GtpFail(str(e)) from None
-        self._time_left_seen.clear()
+        self.player.time_settings(m, b, s)
         return ""
 
     def cmd_kgs_time_settings(self, args):
         if not args:
             raise GtpFail("syntax error: kgs-time_settings none|absolute|byoyomi|canadian ...")
         vals = [parse_float(a) for a in args[1:]]
-        try:
-            self.tc.set_kgs(args[0], *vals)
-        except TimeError as e:
-            raise GtpFail(str(e)) from None
-        self._time_left_seen.clear()
+        self.player.kgs_time_settings(args[0], *vals)
         return ""
 
     def cmd_time_left(self, args):
@@ -941,41 +555,30 @@ class GtpServer:
         c = parse_color(args[0])
         t = parse_float(args[1], "time")
         s = parse_int(args[2], "stones")
-        try:
-            self.tc.time_left(c, t, s)
-        except TimeError as e:
-            raise GtpFail(str(e)) from None
-        self._time_left_seen.add(c)
+        self.player.time_left(c, t, s)
         return ""
 
     # -- scoring
     def cmd_final_score(self, args):
-        return fmt_score(self._estimate().score)
+        return fmt_score(self.player.final_score())
 
     def cmd_final_status_list(self, args):
         self._nargs(args, 1, usage="final_status_list dead|alive|seki")
         what = args[0].lower()
         if what not in ("dead", "alive", "seki"):
             raise GtpFail(f"syntax error: unknown status '{args[0]}' (dead, alive, seki)")
-        est = self._estimate()
-        pts = {"dead": est.dead, "alive": est.alive, "seki": est.seki}[what]
-        return " ".join(self.vtx(p) for p in sorted(pts))
+        return " ".join(self.vtx(p) for p in self.player.final_status(what))
 
     # -- SGF
     def cmd_loadsgf(self, args):
         self._nargs(args, 1, 2, usage="loadsgf FILE [MOVE_NUMBER]")
         n = parse_int(args[1], "move number", 1) if len(args) > 1 else None
-        try:
-            self.game.load_sgf(args[0], n)
-        except SgfError as e:
-            raise GtpFail(str(e)) from None
-        self._new_game()
+        self.player.load_sgf(args[0], n)
         return ""
 
     def cmd_printsgf(self, args):
         self._nargs(args, 0, 1, usage="printsgf [FILE]")
-        text = self.game.to_sgf(properties={"PB": self.cfg.gtp.name} if self._our_color == BLACK else
-                                {"PW": self.cfg.gtp.name} if self._our_color == WHITE else None)
+        text = self.player.sgf()
         if args:
             d = os.path.dirname(os.path.abspath(args[0]))
             if not os.path.isdir(d):
@@ -1009,14 +612,15 @@ class GtpServer:
 
     # -- gomill
     def cmd_gomill_describe_engine(self, args):
-        lines = [f"{self.cfg.gtp.name} {VERSION}", f"seed {self._seed}",
-                 f"time: {self.tc.describe()}", f"ponder: {'on' if self.ponder else 'off'}"]
-        for key, value, _doc in configmod.describe(self.cfg):
+        p = self.player
+        lines = [f"{self.cfg.gtp.name} {VERSION}", f"seed {p.seed}",
+                 f"time: {p.tc.describe()}", f"ponder: {'on' if p.ponder else 'off'}"]
+        for key, value, _doc in p.options():
             lines.append(f"{key} = {value}")
         return "\n".join(lines)
 
     def cmd_gomill_explain_last_move(self, args):
-        return self._explain()
+        return self.player.explain()
 
     def cmd_gomill_cpu_time(self, args):
         t = os.times()
@@ -1032,72 +636,25 @@ class GtpServer:
             v = args[0].lower()
             if v not in ("on", "off", "1", "0", "true", "false"):
                 raise GtpFail("syntax error: go-ponder on|off")
-            self.ponder = v in ("on", "1", "true")
-            self.cfg = configmod.replace(self.cfg, **{"gtp.ponder": str(self.ponder).lower()})
+            self.player.set_ponder(v in ("on", "1", "true"))
             return ""
-        return "on" if self.ponder else "off"
-
-    def _set_param(self, key, value):
-        try:
-            new = configmod.replace(self.cfg, **{key: value})
-        except configmod.ConfigError as e:
-            raise GtpFail(str(e)) from None
-        old = self.cfg
-        self.cfg = new
-        table = key.split(".", 1)[0]
-        if key == "pool.pool_size" and self._search is not None:
-            try:
-                self._search.set_pool_size(new.pool.pool_size)
-            except Exception:
-                log.exception("set_pool_size failed; the search is rebuilt")
-                self._search = None
-        elif table in ("search", "prior", "pool", "memory", "bhrf"):
-            self._search = None          # rebuilt with the new settings at the next search
-        elif table == "net":
-            if key == "net.device":
-                from engine.factory import net_device
-                try:
-                    net_device(new)
-                except configmod.ConfigError as e:
-                    self.cfg = old
-                    raise GtpFail(str(e)) from None
-            self._evaluators.clear()
-            self._search = None
-        elif table == "time":
-            self.tc.main_fraction = new.time.main_fraction
-            self.tc.safety_margin = new.time.safety_margin
-            self.tc.min_seconds = new.time.min_seconds
-        elif key == "gtp.ponder":
-            self.ponder = new.gtp.ponder
-        elif key == "gtp.name" and not new.gtp.name.strip():
-            self.cfg = old
-            raise GtpFail("gtp.name must not be empty")
-        if key == "search.seed":
-            self._seed = new.search.seed or self._seed
-
-    def _get_param(self, key):
-        for k, v, _doc in configmod.describe(self.cfg):
-            if k == key:
-                return v
-        raise GtpFail(f"unknown config key '{key}'")
+        return "on" if self.player.ponder else "off"
 
     def cmd_go_param(self, args):
         if not args:
-            return "\n".join(f"{k} {_fmt_value(v)}" for k, v, _ in configmod.describe(self.cfg))
+            return "\n".join(f"{k} {_fmt_value(v)}" for k, v, _ in self.player.options())
         if len(args) == 1:
-            return _fmt_value(self._get_param(args[0]))
+            return _fmt_value(self.player.option(args[0]))
         key, value = args[0], " ".join(args[1:])
         if "." not in key:
             raise GtpFail(f"unknown config key '{key}' (use table.key, e.g. search.playouts)")
-        self._get_param(key)
-        self._set_param(key, value)
+        self.player.set_option(key, value)
         return ""
 
     def cmd_go_param_page(self, args):
         if not args:
             raise GtpFail("syntax error: go-param_page TABLE [KEY VALUE]")
         table = args[0]
-        import dataclasses
         if table not in {f.name for f in dataclasses.fields(self.cfg)}:
             raise GtpFail(f"unknown config table '{table}'")
         if len(args) == 1:
@@ -1115,42 +672,20 @@ class GtpServer:
             return "\n".join(lines)
         if len(args) < 3:
             raise GtpFail("syntax error: go-param_page TABLE KEY VALUE")
-        key = f"{table}.{args[1]}"
-        self._get_param(key)
-        self._set_param(key, " ".join(args[2:]))
+        self.player.set_option(f"{table}.{args[1]}", " ".join(args[2:]))
         return ""
 
     def cmd_go_memory_report(self, args):
-        lines = []
-        if self._search is not None:
-            try:
-                for k, v in self._search.pool_stats().items():
-                    lines.append(f"pool {k} {v}")
-            except Exception as e:
-                lines.append(f"pool unavailable ({e})")
-        else:
-            lines.append(f"pool not allocated yet (capacity {self.cfg.pool.pool_size} nodes, "
-                         f"policy {self.cfg.pool.full_policy})")
-        rss = _rss_bytes()
-        if rss:
-            lines.append(f"process rss_bytes {rss}")
-        for size, ev in self._evaluators.items():
-            if ev is not None:
-                try:
-                    lines.append(f"net {size}x{size} cache {ev.cache_info()}")
-                except Exception:
-                    pass
-        return "\n".join(lines)
+        return "\n".join(self.player.memory_report())
 
     def cmd_go_set_pool_size(self, args):
         self._nargs(args, 1, usage="go-set_pool_size N")
         n = parse_int(args[0], "pool size")
-        self._set_param("pool.pool_size", str(n))
+        self.player.set_option("pool.pool_size", str(n))
         return ""
 
     # -- GoGui views
     def cmd_gogui_analyze_commands(self, args):
-        import dataclasses
         lines = [f"param/{t.name.capitalize()} Settings/go-param_page {t.name}"
                  for t in dataclasses.fields(self.cfg)]
         lines += [
@@ -1169,22 +704,8 @@ class GtpServer:
         ]
         return "\n".join(lines)
 
-    def _analysis_rows(self):
-        """Analysis of the current position: the last search if it was of
-        this position, else a fresh search with the configured budget."""
-        s = self.search()
-        board = self.game.board.copy()
-        s.set_position(board, self.game.komi)
-        rows = s.analysis()
-        if not rows or sum(r.get("visits", 0) for r in rows) == 0:
-            self.interrupt.clear()
-            s.run(playouts=self.cfg.search.playouts, seconds=self._think_seconds(board.to_move),
-                  stop_event=self.interrupt)
-            rows = s.analysis()
-        return rows
-
     def cmd_go_gfx_visits(self, args):
-        rows = self._analysis_rows()
+        rows = self.player.analysis()
         total = max(1, max((r.get("visits", 0) for r in rows), default=1))
         labels, infl = [], []
         for r in rows:
@@ -1201,10 +722,9 @@ class GtpServer:
         return "\n".join(out)
 
     def cmd_go_gfx_priors(self, args):
-        ev = self.evaluator()
-        if ev is None:
+        pr = self.player.priors()
+        if pr is None:
             return f"TEXT no net for {self.size}x{self.size} (see stderr)"
-        pr = ev.evaluate([self.game.board.copy()])[0][0]
         top = max(float(pr[:self.game.pass_move].max()), 1e-9)
         infl, labels = [], []
         for p in range(self.game.pass_move):
@@ -1217,7 +737,7 @@ class GtpServer:
         return "\n".join(out)
 
     def cmd_go_gfx_ownership(self, args):
-        est = self._estimate()
+        est = self.player.estimate()
         infl = " ".join(f"{self.vtx(p)} {v:.2f}" for p, v in enumerate(est.own) if abs(v) >= 0.05)
         out = []
         if infl:
@@ -1228,13 +748,13 @@ class GtpServer:
         return "\n".join(out)
 
     def cmd_go_ownership(self, args):
-        est = self._estimate()
+        est = self.player.estimate()
         n = self.size
         return "\n".join(" ".join(f"{est.own[y * n + x]:.2f}" for x in range(n))
                          for y in range(n - 1, -1, -1))
 
     def cmd_go_gfx_pv(self, args):
-        rows = self._analysis_rows()
+        rows = self.player.analysis()
         if not rows:
             return ""
         color = self.game.to_move
@@ -1259,13 +779,15 @@ class GtpServer:
         self._write(f"={self._cid}\n")
         self._streamed = True
         try:
-            move = self._generate(color, play=True, info_interval=interval)
-        except GtpFail as e:
+            move = self.player.genmove(color, play=True, on_info=lambda rows: self._emit_info(rows, None),
+                                       info_interval=interval)
+        except (GtpFail, PlayerError) as e:
             log.error("genmove_analyze failed: %s", e)
             move = None
         if move is not None:
-            if self.last and self.last.get("result") is not None and self._search is not None:
-                self._emit_info(self._search, opts)
+            p = self.player
+            if p.last and p.last.get("result") is not None and p.search_built is not None:
+                self._emit_analysis(p.last_analysis, opts)
             self._write(f"play {self.vtx(move)}\n")
         self._write("\n")
 
@@ -1298,17 +820,6 @@ def _clean(text):
             ln = " "
         out.append(ln)
     return "\n".join(out).rstrip() if len(out) > 1 else out[0]
-
-
-def _rss_bytes():
-    try:
-        with open("/proc/self/status") as fh:
-            for ln in fh:
-                if ln.startswith("VmRSS:"):
-                    return int(ln.split()[1]) * 1024
-    except OSError:
-        pass
-    return 0
 
 
 def main(cfg, inp=None, out=None):

@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
 
 from engine import coords                      # noqa: E402
 from engine.game import Game, atomic_write     # noqa: E402
-from engine.gtp.client import GNUGO, GtpClient  # noqa: E402
+from tools.gtp_client import GNUGO, GtpClient  # noqa: E402
 
 SIZE, KOMI = 9, 7.0
 CNAME = {1: "b", 2: "w"}

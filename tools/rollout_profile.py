@@ -1,7 +1,7 @@
 """Rollout profiles (Fabbri et al., Figures 7 to 10): how local rollout
 moves are and how often they play a local 3x3 pattern.
 
-    python -m engine.rollout_profile [--size 9] [--games 4] [--playouts 2000] [--samples 20]
+    python -m tools.rollout_profile [--size 9] [--games 4] [--playouts 2000] [--samples 20]
                                      [--set KEY=VALUE ...] [--name NAME] [--out-dir DIR]
 
 Self-play games with a BHRF search (epsilon = 1, soft-UCT, random fallback)
@@ -25,7 +25,7 @@ import sys
 from board_ext import playout
 from board_ext.board import Board
 from engine import config
-from engine.experiment import HERE
+from tools.experiment import HERE
 from engine.game import atomic_write
 from engine.search import RESIGN, Search
 
@@ -52,7 +52,7 @@ def classify(start, moves):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.rollout_profile", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.rollout_profile", description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=9)
     ap.add_argument("--games", type=int, default=4)
     ap.add_argument("--playouts", type=int, default=2000)
@@ -96,7 +96,7 @@ def main(argv=None):
         rows.append((k, n, loc / n, pat / n))
     lines = ["# Rollout profiles (Fabbri et al., Figures 7 to 10), 9x9" if args.size == 9 else
              f"# Rollout profiles, {args.size}x{args.size}", "",
-             f"Command: `python -m engine.rollout_profile --size {args.size} --games {args.games} "
+             f"Command: `python -m tools.rollout_profile --size {args.size} --games {args.games} "
              f"--playouts {args.playouts} --samples {args.samples}"
              + "".join(f" --set {x}" for x in args.set) + (f" --name {args.name}" if args.name else "") + "`", "",
              f"Positions from {args.games} self-play games of a BHRF search ({args.playouts} simulations "

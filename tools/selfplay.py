@@ -1,6 +1,6 @@
 """Self-play: the engine plays itself and records each game as SGF.
 
-    python -m engine.selfplay --config configs/9x9.toml --games 100 --size 9 \\
+    python -m tools.selfplay --config configs/9x9.toml --games 100 --size 9 \\
         --out runs/selfplay [--workers 2] [--komi 7] [--set search.playouts=800]
 
 One SGF per game (``game-00001.sgf`` ...) with the win rate, visits and
@@ -9,8 +9,8 @@ atomically (temporary file + os.replace).  A rerun with the same --out
 skips finished games, so an interrupted run resumes.  ``summary.json``
 holds every game's result and the totals.  Progress is a tqdm bar on stderr.
 
-Each game uses the full engine of ``engine.gtp.server`` in-process (search,
-pass safety, resignation), both colours sharing one search tree; game ``i``
+Each game is played by one :class:`engine.player.Player` (the engine as GTP
+serves it: search, pass rule, resignation), both colours sharing one search tree; game ``i``
 seeds its search with ``seed + i`` (``search.seed``, or the clock when 0).
 """
 from __future__ import annotations
@@ -36,11 +36,11 @@ def sgf_name(i):
 
 def play_one(cfg, index, size, komi, base_seed, move_limit=None):
     """Play game ``index``; returns (record dict, Game)."""
-    from engine.gtp.server import GtpServer
+    from engine.player import Player
     from engine.scoring import Estimate, fmt_score
     seed = (base_seed + index) % (2**63 - 1) or 1
     cfg = configmod.replace(cfg, **{"search.seed": seed})
-    eng = GtpServer(cfg, out=open(os.devnull, "w"))
+    eng = Player(cfg)
     eng.new_game(size, komi)
     game = eng.game
     move_limit = move_limit or 3 * size * size
@@ -157,7 +157,7 @@ def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, prog
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.selfplay", description="Self-play games to SGF.")
+    ap = argparse.ArgumentParser(prog="python -m tools.selfplay", description="Self-play games to SGF.")
     ap.add_argument("--config", help="TOML config")
     ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE")
     ap.add_argument("--games", type=int, default=10)

@@ -1,6 +1,6 @@
 """Paper experiments: two configs of our engine, game after game.
 
-    python -m engine.experiment configs/paper/pool-fig2.toml [--games N] [--workers W]
+    python -m tools.experiment configs/paper/pool-fig2.toml [--games N] [--workers W]
                                 [--only SERIES] [--report-only]
 
 An experiment file names a board, a baseline and variants::
@@ -27,11 +27,12 @@ K-th on: game i has the same seed and colours in every run, so a series
 whose first K - 1 games were played and tallied without their records
 kept goes on with the games that run would have played next.
 
-Both engines run in one worker process (``engine.search.Search`` objects,
-no GTP), colours alternate (the variant is Black in even games), games end
-after two passes, a resignation or ``3*size*size`` moves, and the final
-position is scored by area (Tromp-Taylor; both searches treat two passes
-that way, so neither passes with dead stones that would lose).  Every game
+Both engines run in one worker process as ``engine.player.Player`` objects
+(the engine GTP serves, with its pass rule; no GTP text), colours alternate
+(the variant is Black in even games), games end after two passes, a
+resignation or ``3*size*size`` moves, and the final position is scored by
+area (Tromp-Taylor; both players treat two passes that way, so neither
+passes with dead stones that would lose).  Every game
 is written atomically to ``runs/paper/<name>/<variant>/game-NNNN.json``, so
 an interrupted run resumes where it stopped.  A run, and ``--report-only``,
 also keep each variant's records in ``docs/results/games/<name>/`` (one
@@ -52,9 +53,9 @@ import time
 import tomllib
 from concurrent.futures import ProcessPoolExecutor, as_completed
 
-from board_ext.board import BLACK, WHITE, Board
+from board_ext.board import BLACK, WHITE
 from engine import config as config_mod
-from engine import stats
+from tools import stats
 from engine.game import atomic_write
 from engine.search import RESIGN
 
@@ -113,47 +114,56 @@ _EVAL_CACHE = {}
 
 
 def make_engine(sets, size, side=0):
-    """A search for config overrides `sets`; the net is loaded once per
-    worker process and side.  Each side has its own evaluator, so its own
-    cache of net outputs: a cache shared by both would hand one side the
-    forward passes the other paid for (at equal time, free simulations)."""
+    """A Player (engine.player: the engine as GTP serves it, pass rule
+    included) for config overrides `sets`, and its config; the evaluator
+    is loaded once per worker process and side.  Each side has its own
+    evaluator, so its own cache of net outputs: a cache shared by both
+    would hand one side the forward passes the other paid for (at equal
+    time, free simulations)."""
     from engine import factory
+    from engine.player import Player
     cfg = config_mod.load(None, sets)
     key = (size, cfg.prior.evaluator, cfg.net, side)     # every [net] key (device, cache size...) counts
     if key not in _EVAL_CACHE:
         _EVAL_CACHE[key] = factory.load_evaluator(cfg, size)
-    return factory.make_search(cfg, _EVAL_CACHE[key]), cfg
+    ev = _EVAL_CACHE[key]
+    player = Player(cfg, search_factory=lambda c: factory.make_search(c, ev))
+    player.new_game(size)
+    return player, cfg
 
 
 def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=None):
     """One game between two configs; returns a record dict.  on_move(color,
     search, result), when given, is called after each search (benchmarks
     read per-move counters through it)."""
-    engines = {}
+    players = {}
     for color, sets in ((BLACK, sets_black), (WHITE, sets_white)):
-        s, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size, side=color)
+        p, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size, side=color)
+        p.set_komi(komi)
+        s = p.search()
         if hasattr(s.evaluator, "clear_cache"):
             s.evaluator.clear_cache()       # every game starts with a cold cache on both sides
-        engines[color] = s
-    b = Board(size)
+        players[color] = p
+    budget = (None, seconds) if seconds else None
     moves, winner, reason = [], None, "score"
     sims = {BLACK: 0, WHITE: 0}
     t0 = time.time()
     for _ in range(3 * size * size):
-        c = b.to_move
-        s = engines[c]
-        s.set_position(b, komi)
-        r = s.run(seconds=seconds, playouts=None) if seconds else s.run()
-        sims[c] += r.playouts
+        c = players[BLACK].game.to_move
+        p = players[c]
+        move = p.genmove(c, budget=budget)
+        r = p.last["result"]
+        sims[c] += r.playouts if r is not None else 0
         if on_move is not None:
-            on_move(c, s, r)
-        if r.move == RESIGN:
+            on_move(c, p.search(), r)
+        if move == RESIGN:
             winner, reason = 3 - c, "resign"
             break
-        b.play(r.move)
-        moves.append(r.move)
-        if b.passes >= 2:
+        players[3 - c].play(c, move)
+        moves.append(move)
+        if p.game.board.passes >= 2:
             break
+    b = players[BLACK].game.board
     score = b.score(komi)
     if winner is None:
         if b.passes < 2:
@@ -163,7 +173,7 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=No
            "score": score, "moves": moves, "seconds": time.time() - t0,
            "sims_black": sims[BLACK], "sims_white": sims[WHITE]}
     for color, name in ((BLACK, "black"), (WHITE, "white")):
-        s = engines[color]
+        s = players[color].search()
         if hasattr(s.evaluator, "cache_info"):      # net forward passes (cache misses) this game
             rec[f"net_{name}"] = s.evaluator.cache_info()["misses"]
         if getattr(s, "memory", None) is not None:
@@ -353,7 +363,7 @@ def report(exp, rows, path_md, path_png, argv):
     lines = [f"# {exp.get('title', exp['name'])}", ""]
     if exp.get("paper"):
         lines += [exp["paper"], ""]
-    lines += ["Command: `python -m engine.experiment " + " ".join(argv) + "`", "",
+    lines += ["Command: `python -m tools.experiment " + " ".join(argv) + "`", "",
               f"Board {exp['size']}x{exp['size']}, komi {exp['komi']}; both sides: "
               f"`{' '.join(exp['common']) or '(defaults)'}`; baseline: "
               f"`{' '.join(exp['baseline']) or '(defaults)'}`. Colours alternate; area scoring.", "",
@@ -424,7 +434,7 @@ def report(exp, rows, path_md, path_png, argv):
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
-    ap = argparse.ArgumentParser(prog="python -m engine.experiment", description=__doc__.split("\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m tools.experiment", description=__doc__.split("\n")[0])
     ap.add_argument("config")
     ap.add_argument("--games", type=int, help="games per variant (overrides the file)")
     ap.add_argument("--workers", type=int)

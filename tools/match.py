@@ -1,6 +1,6 @@
 """Matches between two GTP engines, refereed and recorded.
 
-    python -m engine.match --opponent "gnugo --mode gtp --level 10" --games 20 \\
+    python -m tools.match --opponent "gnugo --mode gtp --level 10" --games 20 \\
         --size 9 --komi 7 [--config configs/9x9.toml] [--set search.playouts=2000] \\
         [--time 60+5/1] [--workers 2] --out runs/match
 
@@ -42,9 +42,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from board_ext.board import BLACK, WHITE, IllegalMove
-from engine import coords, stats
+from engine import coords
+from tools import stats
 from engine.game import Game, atomic_write
-from engine.gtp.client import GNUGO, EngineDied, GtpClient, GtpError
+from tools.gtp_client import GNUGO, EngineDied, GtpClient, GtpError
 
 log = logging.getLogger("gomcts.match")
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -437,7 +438,7 @@ def format_table(results):
 
 
 def main(argv=None):
-    ap = argparse.ArgumentParser(prog="python -m engine.match",
+    ap = argparse.ArgumentParser(prog="python -m tools.match",
                                  description="Play our engine against a GTP opponent.")
     ap.add_argument("--opponent", required=True, help="opponent command line (GTP on stdin/stdout)")
     ap.add_argument("--engine", help="our engine's command line (default: gtp_main.py with --config/--set)")

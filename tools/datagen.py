@@ -1,6 +1,6 @@
 """Teacher data: GNU Go 3.8 plays itself from diversified openings.
 
-    python -m nets.datagen --size 9 --games 2000 --level 5 --out data/9x9 [--workers 2]
+    python -m tools.datagen --size 9 --games 2000 --level 5 --out data/9x9 [--workers 2]
 
 Each game starts with ``0..--random-opening`` uniformly random legal moves
 (not labels), then GNU Go (``--chinese-rules --level L``) plays both sides
@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 import numpy as np
 
 from engine import coords
-from engine.gtp.client import GtpClient, gnugo_command
+from tools.gtp_client import GtpClient, gnugo_command
 
 
 def play_one_game(gtp, size, komi, seed, max_random):

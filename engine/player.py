@@ -1,0 +1,769 @@
+"""The engine as its users get it: one Player under GTP, self-play, matches
+and experiments.
+
+    player = Player(cfg)                   # engine.config.Config
+    player.new_game(9, 7.0)
+    player.play(BLACK, 40)                 # flat points; pass = size*size
+    move = player.genmove(WHITE)           # search, pass rule, played; -1 = resign
+    player.final_score()                   # black - white - komi, dead stones estimated
+
+Owns: the game record (engine.game), the clocks (engine.timecontrol), one
+evaluator per board size (the net is loaded once per size), the search
+(engine.factory) and what happens around it: move choice (search or raw
+net), the pass rule, time per move, pondering and streaming analysis on a
+thread of their own, live config changes (:meth:`set_option`) and scoring
+(engine.scoring).  It takes and returns typed values (colours BLACK/WHITE,
+flat points) and raises :class:`PlayerError` subclasses whose message is
+meant for the user; engine.gtp turns them into ``? message`` replies.  It
+never parses protocol text.
+
+The pass rule has two layers, each deciding what only it can see:
+
+* the search (``Search._safe_pass``, ``search.pass_when_won``) decides from
+  its own tree: it passes only when the pass has a real share of the
+  visits, and after the opponent's pass only when the count (dead stones
+  estimated) is its own;
+* the Player has the last word on the position it plays in
+  (:meth:`_pass_safety`): a pass, whoever proposed it (search or raw net),
+  stands only when the dead-stone estimate of this position is a win; else
+  the search's most visited non-pass move is played, or where the search
+  gives none a move ranked by the expert prior and the estimate's urgency.
+  ``genmove(cleanup=True)`` (kgs-genmove_cleanup) captures the opponent's
+  dead stones before it passes.
+
+The second layer also covers raw-net mode and searches that are not
+``engine.search.Search``; the two layers use the search's and the Player's
+seeds respectively, so merging them would change the moves played.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import sys
+import threading
+import time
+
+from board_ext.board import BLACK, WHITE, IllegalMove
+from engine import config as configmod
+from engine import coords
+from engine.game import Game, GameError, SgfError, opponent
+from engine.scoring import Estimate
+from engine.timecontrol import TimeControl, TimeError
+
+log = logging.getLogger("gomcts.player")
+
+ANALYSIS_PLAYOUTS = 10**9          # "until stopped" (pondering, streaming analysis)
+
+
+class PlayerError(Exception):
+    """A request the player refuses; the message is for the user."""
+
+
+class IllegalMoveError(PlayerError):
+    """A move the rules forbid (occupied point, suicide, ko, superko)."""
+
+
+class GameStateError(PlayerError):
+    """A request the game's state does not allow (nothing to undo, handicap
+    on a non-empty board, bad setup, bad SGF)."""
+
+
+class TimeSettingsError(PlayerError):
+    """Time settings or a time_left report out of range."""
+
+
+class OptionError(PlayerError):
+    """set_option: an unknown key or a value of the wrong type or out of
+    range; the message names the key."""
+
+
+class NoNetError(PlayerError):
+    """net.required is set and no net fits the board size."""
+
+
+def _vtx(move, size):
+    """A point's name in messages and logs (GTP spelling, as users see it)."""
+    if move is None or move < 0:
+        return "resign"
+    return coords.to_gtp(move, size)
+
+
+def build_search(cfg, size, net_for_size=None):
+    """A search for ``size`` with the evaluator the config asks for (see
+    engine.factory).  ``net_for_size(size)`` gives the torch net or None
+    (unavailable).  Returns (search, size_bound): size_bound is True when
+    the evaluator only fits this board size."""
+    from engine import factory
+    ev, bound = None, False
+    if cfg.prior.evaluator == "net":
+        ev = net_for_size(size) if net_for_size is not None else None
+        bound = True
+        if ev is None:
+            if cfg.net.required:
+                raise NoNetError(f"no net weights for {size}x{size} (net.required is set)")
+            log.warning("prior.evaluator = net but no net for %dx%d: searching with expert priors",
+                        size, size)
+            ev = factory.fallback_evaluator()
+    else:
+        ev = factory.load_evaluator(cfg, size)
+    return factory.make_search(cfg, ev), bound
+
+
+class Thinking:
+    """A search of a set position on its own thread, from :meth:`start`
+    until :meth:`stop` (pondering, streaming analysis).  ``done`` is set
+    when the search ended by itself (the pool policy ``stop`` fired)."""
+
+    def __init__(self, search, name, on_info=None, interval=0.1):
+        self.search = search
+        self.name = name
+        self._on_info = on_info
+        self._interval = interval
+        self._stop = threading.Event()
+        self.done = threading.Event()
+        self._thread = None
+
+    def _info(self, srch):
+        try:
+            rows = srch.analysis()
+        except Exception:
+            log.exception("analysis line failed")
+            return
+        self._on_info(rows)
+
+    def _work(self):
+        kw = {}
+        if self._on_info is not None:
+            kw = {"callback": self._info, "callback_interval": self._interval}
+        try:
+            self.search.run(playouts=ANALYSIS_PLAYOUTS, seconds=None, stop_event=self._stop, **kw)
+        except Exception:
+            log.exception("%s search failed", self.name)
+        finally:
+            self.done.set()
+
+    def start(self):
+        self._thread = threading.Thread(target=self._work, daemon=True, name=f"player-{self.name}")
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+
+
+class Player:
+    """One engine playing one game at a time.
+
+    ``Player(cfg, search_factory=None, evaluator_factory=None)``:
+    ``search_factory(cfg)`` replaces the configured search (tests, fakes);
+    ``evaluator_factory(size)`` replaces loading the net for a board size.
+    """
+
+    def __init__(self, cfg=None, search_factory=None, evaluator_factory=None):
+        self.cfg = cfg if cfg is not None else configmod.load()
+        self._search_factory = search_factory
+        self._evaluator_factory = evaluator_factory
+        self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
+        self.tc = TimeControl.from_config(self.cfg)
+        self.ponder = self.cfg.gtp.ponder
+        self._search = None
+        self._search_size = None
+        self._size_bound = False         # the search's evaluator is for one board size
+        self._evaluators = {}            # size -> Evaluator or None (unavailable)
+        self.interrupt = threading.Event()   # set to stop a running genmove
+        self.last = None                 # info about the last generated move
+        self.color = None                # colour of the last genmove (our side, for pondering)
+        self._time_left_seen = set()
+        self.seed = self.cfg.search.seed or (int(time.time() * 1000) & 0x7FFFFFFF)
+
+    @property
+    def size(self):
+        return self.game.size
+
+    def vtx(self, move):
+        return _vtx(move, self.size)
+
+    # ================================================================ search and net
+    def search(self):
+        """The search for the current board size (built on first use)."""
+        if self._search is not None and self._search_size != self.size and self._size_bound:
+            self._search = None
+        if self._search is None:
+            if self._search_factory is not None:
+                self._search = self._search_factory(self.cfg)
+                self._size_bound = False
+            else:
+                self._search, self._size_bound = build_search(self.cfg, self.size, self.evaluator)
+            self._search_size = self.size
+        return self._search
+
+    @property
+    def search_built(self):
+        """The search if one is built (no building), else None."""
+        return self._search
+
+    def prepare(self):
+        """Build the evaluator (loading the net and its first forward pass)
+        and the search for the current board size now, not in the first
+        ``genmove``: with ``time_settings 0 1 1`` the seconds that torch
+        takes to load would lose on time.  Failures are logged here and
+        reported by the call that needs the search."""
+        t0 = time.time()
+        try:
+            if self.cfg.prior.evaluator == "net" and self._search_factory is None:
+                ev = self.evaluator()
+                if ev is not None:
+                    from board_ext.board import Board
+                    ev.evaluate([Board(self.size)])        # first forward pass: torch's own set-up
+            self.search()
+        except PlayerError as e:
+            log.warning("search for %dx%d not built at start: %s", self.size, self.size, e)
+            return
+        except Exception:
+            log.exception("search for %dx%d not built at start", self.size, self.size)
+            return
+        log.info("search for %dx%d ready in %.2fs", self.size, self.size, time.time() - t0)
+
+    def evaluator(self, size=None):
+        """The net for this board size, or None (logged once) if unavailable."""
+        size = size or self.size
+        if size in self._evaluators:
+            return self._evaluators[size]
+        ev = None
+        try:
+            if self._evaluator_factory is not None:
+                ev = self._evaluator_factory(size)
+            else:
+                from engine import factory
+                ev = factory.load_evaluator(dataclasses.replace(
+                    self.cfg, prior=dataclasses.replace(self.cfg.prior, evaluator="net")), size)
+        except Exception as e:
+            log.warning("no net for %dx%d: %s", size, size, e)
+            print(f"gomcts: no net for {size}x{size} ({e}); "
+                  f"continuing without it", file=sys.stderr, flush=True)
+            ev = None
+        self._evaluators[size] = ev
+        return ev
+
+    def priors(self):
+        """The net's move priors for the current position (length
+        size*size + 1, pass last), or None without a net."""
+        ev = self.evaluator()
+        if ev is None:
+            return None
+        return ev.evaluate([self.game.board.copy()])[0][0]
+
+    def _drop_tree(self):
+        if self._search is not None:
+            try:
+                self._search.clear()
+            except Exception:
+                log.exception("search.clear failed")
+
+    def _position(self, color):
+        """A copy of the current board with ``color`` to move."""
+        b = self.game.board.copy()
+        if b.to_move != color:
+            b.to_move = color
+        return b
+
+    # ================================================================ the game
+    def new_game(self, size=None, komi=None):
+        """An empty board (``size``: default the current one; komi kept
+        unless given); clocks, tree and last move reset."""
+        try:
+            self.game.clear(size)
+        except GameError as e:
+            raise GameStateError(str(e)) from None
+        if komi is not None:
+            self.game.komi = float(komi)
+        self._new_game()
+
+    def set_board_size(self, size):
+        """boardsize: a new empty board; its net and search are built now,
+        not in the next genmove."""
+        self.new_game(size)
+        if self._search is None or (self._size_bound and self._search_size != size):
+            self.prepare()
+
+    def _new_game(self):
+        self._drop_tree()
+        self.tc.reset()
+        self.last = None
+        self.color = None
+        self._time_left_seen.clear()
+
+    def set_komi(self, komi):
+        self.game.komi = float(komi)
+
+    def play(self, color, move):
+        """Play ``move`` (flat point; size*size = pass) for ``color``."""
+        try:
+            self.game.play(color, move)
+        except IllegalMove as e:
+            raise IllegalMoveError(f"illegal move: {self.vtx(move)} {e.reason}") from None
+
+    def play_sequence(self, pairs):
+        """Play (color, move) pairs: all of them or none."""
+        trial = self.game.copy()
+        for c, m in pairs:
+            try:
+                trial.play(c, m)
+            except IllegalMove as e:
+                raise IllegalMoveError(f"illegal move: {self.vtx(m)} {e.reason}") from None
+        self.game = trial
+
+    def undo(self, n=1, message=None):
+        """Take back ``n`` moves.  GameStateError (``message`` when given)
+        when there are fewer."""
+        try:
+            self.game.undo(n)
+        except GameError as e:
+            raise GameStateError(message or str(e)) from None
+
+    def _check_empty(self):
+        if not self.game.is_empty() or self.game.history:
+            raise GameStateError("board not empty")
+
+    def fixed_handicap(self, n):
+        """The standard handicap points, placed; returns them."""
+        self._check_empty()
+        try:
+            pts = self.game.fixed_handicap(n)
+        except GameError as e:
+            raise GameStateError(str(e)) from None
+        self._drop_tree()
+        return pts
+
+    def place_free_handicap(self, n):
+        """``n`` handicap stones where the engine chooses; returns them."""
+        self._check_empty()
+        try:
+            pts = self.game.choose_free_handicap(n)
+            self.game.free_handicap(pts)
+        except GameError as e:
+            raise GameStateError(str(e)) from None
+        self._drop_tree()
+        return pts
+
+    def set_free_handicap(self, points):
+        self._check_empty()
+        try:
+            self.game.free_handicap(points)
+        except (GameError, IllegalMove) as e:
+            raise GameStateError(str(e)) from None
+        self._drop_tree()
+
+    def setup(self, black, white):
+        """Setup stones (gogui-setup)."""
+        try:
+            self.game.setup(black, white)
+        except IllegalMove as e:
+            raise GameStateError(f"illegal setup: {e.reason}") from None
+        self._drop_tree()
+
+    def set_to_move(self, color):
+        self.game.to_move = color
+
+    def load_sgf(self, path, move_number=None):
+        """The game of an SGF file, up to ``move_number`` when given."""
+        try:
+            self.game.load_sgf(path, move_number)
+        except SgfError as e:
+            raise GameStateError(str(e)) from None
+        self._new_game()
+
+    def sgf(self):
+        """The game as SGF text, our name on the side we played."""
+        return self.game.to_sgf(properties={"PB": self.cfg.gtp.name} if self.color == BLACK else
+                                {"PW": self.cfg.gtp.name} if self.color == WHITE else None)
+
+    # ================================================================ time
+    def time_settings(self, main, byo_time, byo_stones):
+        """GTP time_settings (0 1 0: no limit)."""
+        try:
+            self.tc.set_gtp(main, byo_time, byo_stones)
+        except TimeError as e:
+            raise TimeSettingsError(str(e)) from None
+        self._time_left_seen.clear()
+
+    def kgs_time_settings(self, system, *values):
+        try:
+            self.tc.set_kgs(system, *values)
+        except TimeError as e:
+            raise TimeSettingsError(str(e)) from None
+        self._time_left_seen.clear()
+
+    def time_left(self, color, seconds, stones):
+        try:
+            self.tc.time_left(color, seconds, stones)
+        except TimeError as e:
+            raise TimeSettingsError(str(e)) from None
+        self._time_left_seen.add(color)
+
+    def think_seconds(self, color):
+        """Seconds for this move, or None (playouts only).  With a clock
+        (time_settings, kgs-time_settings or time_left) the clock's
+        allocation (engine.timecontrol); without one ``search.seconds``
+        (0: ``search.playouts`` alone bounds the move).  ``search.playouts``
+        caps the simulations in both cases."""
+        t = self.tc.seconds_for_move(color, self.game.move_number)
+        if t is not None:
+            return t
+        cfg_s = self.cfg.search.seconds
+        return cfg_s if cfg_s > 0 else None
+
+    # ================================================================ move generation
+    def genmove(self, color, play=True, cleanup=False, on_info=None, info_interval=0.1,
+                budget=None):
+        """Pick a move for ``color`` and play it when ``play``.  Returns the
+        flat move (pass = size*size) or -1 for resign.
+
+        ``cleanup``: capture the opponent's dead stones before passing.
+        ``on_info(rows)`` gets the search's root analysis every
+        ``info_interval`` seconds while it thinks.  ``budget`` =
+        (playouts, seconds) replaces the configured budget and the clock
+        (None in either place: no bound of that kind).  :attr:`interrupt`
+        stops the search early."""
+        game = self.game
+        board = self._position(color)
+        t0 = time.time()
+        res = None
+        move = None
+        source = "search"
+        if self.cfg.net.rawnet:
+            move = self._rawnet_move(board)
+            if move is not None:
+                source = "net"
+        if move is None:
+            if self.cfg.net.rawnet and self.cfg.net.required:
+                raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
+            s = self.search()
+            s.set_position(board, game.komi)
+            if budget is not None:
+                playouts, secs = budget
+            else:
+                playouts, secs = self.cfg.search.playouts, self.think_seconds(color)
+            self.interrupt.clear()
+            cb = None
+            if on_info is not None:
+                def cb(srch):
+                    try:
+                        rows = srch.analysis()
+                    except Exception:
+                        log.exception("analysis line failed")
+                        return
+                    on_info(rows)
+            res = s.run(playouts=playouts, seconds=secs if secs else None,
+                        stop_event=self.interrupt, callback=cb,
+                        callback_interval=info_interval or 0.1)
+            move = res.move
+        if move is None:
+            move = board.pass_move
+        if move >= 0:
+            move = self._pass_safety(board, color, move, res, cleanup)
+        elapsed = time.time() - t0
+        self.last = dict(color=color, move=move, result=res, seconds=elapsed, source=source)
+        log.info("%s %s %s (%s, %.2fs%s)", "genmove" if play else "reg_genmove", "BW"[color - 1],
+                 self.vtx(move), source, elapsed,
+                 f", winrate {res.winrate:.3f}, visits {res.visits}" if res is not None else "")
+        if play:
+            if color not in self._time_left_seen:
+                self.tc.spend(color, elapsed)
+            self._time_left_seen.discard(color)
+            if move >= 0:
+                try:
+                    game.play(color, move, comment=self.explain())
+                except IllegalMove as e:      # the search must never do this
+                    log.error("search chose an illegal move %s (%s); passing", self.vtx(move), e.reason)
+                    move = board.pass_move
+                    game.play(color, move)
+            self.color = color
+        return move
+
+    def _rawnet_move(self, board):
+        ev = self.evaluator()
+        if ev is None:
+            return None
+        priors, _ = ev.evaluate([board])
+        pr = list(priors[0])
+        best = max(range(len(pr)), key=lambda i: pr[i])
+        if pr[best] <= 0:
+            return board.pass_move
+        return best
+
+    def _pass_safety(self, board, color, move, res, cleanup):
+        """Never pass into a loss under the dead-stone estimate while a
+        non-pass move exists; in the cleanup phase, capture dead stones first."""
+        if move != board.pass_move:
+            return move
+        if not board.legal_moves(color):
+            return move
+        try:
+            est = self.estimate(board)
+        except Exception:
+            log.exception("dead-stone estimate failed")
+            return move
+        mine = est.score if color == BLACK else -est.score
+        opp_dead = [p for p in est.dead if board.color_at(p) == opponent(color)]
+        if mine > 0 and not (cleanup and opp_dead):
+            return move
+        alts = self._non_pass_alternatives(board, color, res, est)
+        if cleanup and opp_dead and mine > 0:
+            # prefer moves next to the dead stones (capturing them)
+            near = set()
+            for p in opp_dead:
+                near.update(board.chain_liberties(p))
+            pref = [m for m in alts if m in near]
+            alts = pref + [m for m in alts if m not in near]
+        if not alts:
+            return move
+        log.info("pass would lose by %.1f under the dead-stone estimate%s; playing %s instead",
+                 -mine, " (cleanup)" if cleanup else "", self.vtx(alts[0]))
+        return alts[0]
+
+    def _non_pass_alternatives(self, board, color, res, est=None):
+        """Legal non-pass moves that do not fill an own eye, best first.
+
+        First the search's own root moves with real visits, most visited
+        first (the move the search would have played had it not passed);
+        then the rest ranked by :meth:`_rank_without_search`, never in
+        board order."""
+        ok = [m for m in board.legal_moves(color) if not board.is_eye(m, color)]
+        legal = set(ok)
+        cands = []
+        if res is not None and self._search is not None:
+            try:
+                rows = [r for r in self._search.analysis()
+                        if r["move"] in legal and r.get("visits", 0) > 0]
+            except Exception:
+                log.exception("analysis failed")
+                rows = []
+            rows.sort(key=lambda r: (-r.get("visits", 0), -r.get("winrate", 0.5)))
+            cands = [r["move"] for r in rows]
+        seen = set(cands)
+        rest = [m for m in ok if m not in seen]
+        return cands + self._rank_without_search(board, color, rest, est)
+
+    def _rank_without_search(self, board, color, moves, est=None):
+        """``moves`` ranked where the search gives no guidance: the expert
+        prior weight of each move (captures and atari escapes high,
+        self-atari and first-line moves low) times its urgency under the
+        dead-stone estimate: points whose owner is unsettled and points
+        next to dead stones (capturing them, or saving own ones) first,
+        points the mover already owns last."""
+        if not moves:
+            return []
+        from array import array
+        from board_ext.playout import expert_priors
+        nn = board.pass_move
+        w = array("f", bytes(4 * (nn + 1)))
+        try:
+            expert_priors(board, w)
+        except Exception:
+            log.exception("expert priors failed")
+            w = array("f", [1.0] * (nn + 1))
+        sign = 1.0 if color == BLACK else -1.0
+        own = est.own if est is not None else [0.0] * nn
+        near_dead = set()
+        if est is not None:
+            for p in est.dead:
+                near_dead.update(board.chain_liberties(p))
+        if self.cfg.net.rawnet:
+            ev = self._evaluators.get(self.size)
+            if ev is not None:
+                try:
+                    pr = ev.evaluate([board])[0][0]
+                    w = array("f", [float(w[i]) * (0.05 + float(pr[i])) for i in range(nn + 1)])
+                except Exception:
+                    log.exception("net priors failed")
+
+        def key(m):
+            mine = sign * own[m]                    # +1: already ours, -1: the opponent's
+            urgency = 1.0 - abs(own[m]) + (1.0 if m in near_dead else 0.0)
+            if mine > 0.8:
+                urgency *= 0.1
+            return (-(float(w[m]) * (0.05 + urgency)), m)
+        return sorted(moves, key=key)
+
+    def explain(self):
+        """The last generated move in words: win rate, visits, PV, pool use
+        (gomill-explain_last_move; also the move's SGF comment)."""
+        if not self.last:
+            return ""
+        res = self.last["result"]
+        mv = self.vtx(self.last["move"])
+        if res is None:
+            return f"{mv} by {self.last['source']} in {self.last['seconds']:.2f}s"
+        pv = " ".join(self.vtx(m) for m in (res.pv or [])[:12])
+        txt = (f"{mv} winrate {100 * res.winrate:.1f}% visits {res.visits} playouts {res.playouts} "
+               f"time {res.seconds:.2f}s")
+        if pv:
+            txt += f" pv {pv}"
+        try:
+            ps = self._search.pool_stats()
+            txt += f"; pool {ps.get('used')}/{ps.get('capacity')} nodes"
+            if ps.get("recycled"):
+                txt += f", recycled {ps.get('recycled')}"
+        except Exception:
+            pass
+        return txt
+
+    # ================================================================ analysis and pondering
+    def analysis(self):
+        """Root analysis rows of the current position (move, visits,
+        winrate, prior, lcb, pv): the last search if it was of this
+        position, else a fresh search with the configured budget."""
+        s = self.search()
+        board = self.game.board.copy()
+        s.set_position(board, self.game.komi)
+        rows = s.analysis()
+        if not rows or sum(r.get("visits", 0) for r in rows) == 0:
+            self.interrupt.clear()
+            s.run(playouts=self.cfg.search.playouts, seconds=self.think_seconds(board.to_move),
+                  stop_event=self.interrupt)
+            rows = s.analysis()
+        return rows
+
+    def last_analysis(self):
+        """The root analysis of the last search (none is run), or []."""
+        return self._search.analysis() if self._search is not None else []
+
+    def analyze(self, color, on_info, interval):
+        """A :class:`Thinking` (not started yet) that searches the current
+        position with ``color`` to move until it is stopped;
+        ``on_info(rows)`` every ``interval`` seconds."""
+        s = self.search()
+        s.set_position(self._position(color), self.game.komi)
+        return Thinking(s, "analyze", on_info, interval)      # started by the caller
+
+    def can_ponder(self):
+        """Pondering is on and it is the opponent's turn after our move."""
+        game = self.game
+        return not (not self.ponder or self.cfg.net.rawnet or self.color is None or game.is_over()
+                    or game.to_move == self.color)
+
+    def start_pondering(self):
+        """Think on the opponent's time: a :class:`Thinking` to stop when
+        the opponent's move comes, or None when pondering does not apply."""
+        if not self.can_ponder():
+            return None
+        try:
+            s = self.search()
+            s.set_position(self.game.board.copy(), self.game.komi)
+        except Exception:
+            log.exception("ponder setup failed")
+            return None
+        return Thinking(s, "ponder").start()
+
+    # ================================================================ scoring
+    def estimate(self, board=None):
+        """The dead-stone estimate (engine.scoring) of ``board`` (default
+        the current position)."""
+        board = board if board is not None else self.game.board
+        return Estimate(board, self.game.komi, self.cfg.gtp.score_playouts, seed=self.seed)
+
+    def final_score(self):
+        """Black's area score minus White's and komi, dead stones estimated."""
+        return self.estimate().score
+
+    def final_status(self, kind):
+        """The points of stones with status ``kind`` (dead, alive, seki), sorted."""
+        if kind not in ("dead", "alive", "seki"):
+            raise PlayerError(f"unknown status '{kind}' (dead, alive, seki)")
+        est = self.estimate()
+        return sorted({"dead": est.dead, "alive": est.alive, "seki": est.seki}[kind])
+
+    # ================================================================ options
+    def options(self):
+        """(key, value, doc) of every config key (table.key)."""
+        return configmod.describe(self.cfg)
+
+    def option(self, key):
+        for k, v, _doc in configmod.describe(self.cfg):
+            if k == key:
+                return v
+        raise OptionError(f"unknown config key '{key}'")
+
+    def set_option(self, key, value):
+        """Set config key ``table.key`` (a typed value or its text), checked
+        against the key's type and range; what depends on it is rebuilt
+        (the search at its next use, the net for net.* keys)."""
+        self.option(key)
+        try:
+            new = configmod.replace(self.cfg, **{key: value})
+        except configmod.ConfigError as e:
+            raise OptionError(str(e)) from None
+        old = self.cfg
+        self.cfg = new
+        table = key.split(".", 1)[0]
+        if key == "pool.pool_size" and self._search is not None:
+            try:
+                self._search.set_pool_size(new.pool.pool_size)
+            except Exception:
+                log.exception("set_pool_size failed; the search is rebuilt")
+                self._search = None
+        elif table in ("search", "prior", "pool", "memory", "bhrf"):
+            self._search = None          # rebuilt with the new settings at the next search
+        elif table == "net":
+            if key == "net.device":
+                from engine.factory import net_device
+                try:
+                    net_device(new)
+                except configmod.ConfigError as e:
+                    self.cfg = old
+                    raise OptionError(str(e)) from None
+            self._evaluators.clear()
+            self._search = None
+        elif table == "time":
+            self.tc.main_fraction = new.time.main_fraction
+            self.tc.safety_margin = new.time.safety_margin
+            self.tc.min_seconds = new.time.min_seconds
+        elif key == "gtp.ponder":
+            self.ponder = new.gtp.ponder
+        elif key == "gtp.name" and not new.gtp.name.strip():
+            self.cfg = old
+            raise OptionError("gtp.name must not be empty")
+        if key == "search.seed":
+            self.seed = new.search.seed or self.seed
+
+    def set_ponder(self, on):
+        self.ponder = bool(on)
+        self.cfg = configmod.replace(self.cfg, **{"gtp.ponder": str(self.ponder).lower()})
+
+    def memory_report(self):
+        """Lines on the node pool, the process and the nets' caches."""
+        lines = []
+        if self._search is not None:
+            try:
+                for k, v in self._search.pool_stats().items():
+                    lines.append(f"pool {k} {v}")
+            except Exception as e:
+                lines.append(f"pool unavailable ({e})")
+        else:
+            lines.append(f"pool not allocated yet (capacity {self.cfg.pool.pool_size} nodes, "
+                         f"policy {self.cfg.pool.full_policy})")
+        rss = _rss_bytes()
+        if rss:
+            lines.append(f"process rss_bytes {rss}")
+        for size, ev in self._evaluators.items():
+            if ev is not None:
+                try:
+                    lines.append(f"net {size}x{size} cache {ev.cache_info()}")
+                except Exception:
+                    pass
+        return lines
+
+
+def _rss_bytes():
+    try:
+        with open("/proc/self/status") as fh:
+            for ln in fh:
+                if ln.startswith("VmRSS:"):
+                    return int(ln.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+

@@ -1,0 +1,216 @@
+"""The Player: the engine as GTP, self-play, matches and experiments drive
+it, with typed values in and typed errors out.  Small budgets keep it fast."""
+import os
+
+import pytest
+
+from board_ext.board import BLACK, WHITE
+from engine.config import load
+from engine.player import (GameStateError, IllegalMoveError, OptionError, Player, PlayerError,
+                           TimeSettingsError)
+from engine.scoring import area_score
+from engine.search import SearchResult
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SMALL = ["search.playouts=40", "gtp.score_playouts=200", "gtp.boardsize=9", "gtp.komi=7",
+         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none"]
+N = 9
+
+
+def player(*extra, **kw):
+    return Player(load(None, SMALL + list(extra)), **kw)
+
+
+def pt(v):
+    return "ABCDEFGHJ".index(v[0]) + (int(v[1:]) - 1) * N
+
+
+def walls(p, extra_white=()):
+    """Black's wall on the C column, White's on D; ``extra_white`` inside
+    Black's two columns."""
+    p.setup([y * N + 2 for y in range(N)], [y * N + 3 for y in range(N)] + list(extra_white))
+
+
+def test_genmove_plays_a_legal_move_and_records_it():
+    p = player()
+    p.new_game(9, 7.5)
+    assert p.game.komi == 7.5 and p.game.move_number == 0
+    mv = p.genmove(BLACK)
+    assert 0 <= mv < N * N                       # a board move on an empty board, not pass/resign
+    assert p.game.move_number == 1 and p.game.board.color_at(mv) == BLACK
+    assert p.game.to_move == WHITE and p.color == BLACK
+    assert p.last["move"] == mv and p.last["result"].playouts > 0
+    assert p.explain().startswith(p.vtx(mv) + " winrate")
+    assert p.game.history[-1].comment == p.explain()    # the SGF comment of the move
+
+
+def test_genmove_without_play_leaves_the_game_alone():
+    p = player()
+    mv = p.genmove(BLACK, play=False)
+    assert 0 <= mv < N * N
+    assert p.game.move_number == 0 and p.game.board.color_at(mv) == 0
+
+
+def test_genmove_is_deterministic_for_a_seed():
+    a, b = player(), player()
+    for _ in range(3):
+        assert a.genmove(a.game.to_move) == b.genmove(b.game.to_move)
+
+
+def test_budget_and_info_callback():
+    p = player()
+    infos = []
+    p.genmove(BLACK, budget=(200, None), on_info=infos.append, info_interval=1e-6)
+    assert p.last["result"].playouts == 200 or p.last["result"].stopped_by == "early"
+    assert infos and all(isinstance(r, list) and "visits" in r[0] for r in infos)
+
+
+def test_play_and_undo():
+    p = player()
+    p.play(BLACK, pt("E5"))
+    p.play(WHITE, pt("C3"))
+    p.genmove(BLACK)
+    assert p.game.move_number == 3
+    p.undo(2)
+    assert p.game.move_number == 1 and p.game.board.color_at(pt("C3")) == 0
+    assert p.game.board.color_at(pt("E5")) == BLACK and p.game.to_move == WHITE
+    p.undo()
+    assert p.game.move_number == 0
+    with pytest.raises(GameStateError):
+        p.undo()
+    with pytest.raises(GameStateError, match="cannot undo"):
+        p.undo(1, message="cannot undo")
+
+
+def test_an_illegal_move_is_refused_and_changes_nothing():
+    p = player()
+    p.play(BLACK, pt("E5"))
+    with pytest.raises(IllegalMoveError, match="E5") as e:
+        p.play(WHITE, pt("E5"))
+    assert isinstance(e.value, PlayerError)
+    assert p.game.move_number == 1 and p.game.to_move == WHITE
+    with pytest.raises(IllegalMoveError):
+        p.play_sequence([(WHITE, pt("D4")), (BLACK, pt("D4"))])   # all or nothing
+    assert p.game.move_number == 1
+
+
+def test_final_score_takes_off_dead_stones():
+    p = player()
+    walls(p, extra_white=[pt("A5")])
+    assert p.final_status("dead") == [pt("A5")]
+    colors = p.game.board.colors()
+    assert p.final_score() == area_score(N, colors, [pt("A5")], 7) == 27 - 54 - 7
+    assert pt("A5") not in p.final_status("alive") and len(p.final_status("alive")) == 18
+    with pytest.raises(PlayerError):
+        p.final_status("undecided")
+
+
+def test_a_losing_pass_is_replaced_by_a_board_move():
+    """The Player's pass rule: a search that wants to pass while the count
+    says it loses plays on (at the dead stone's liberties here)."""
+    class PassingSearch:
+        def __init__(self, cfg):
+            self.cfg = cfg
+
+        def set_position(self, board, komi):
+            self.board = board
+
+        def run(self, **kw):
+            n = self.board.size ** 2
+            return SearchResult(n, 0.5, 100, 100, 0.0, [n])
+
+        def analysis(self, max_children=None):
+            return []
+
+        def clear(self):
+            pass
+
+        def pool_stats(self):
+            return {}
+    p = player(search_factory=PassingSearch)
+    walls(p, extra_white=[pt("A5")])
+    assert p.genmove(WHITE) == N * N           # White wins by far: its pass stands
+    mv = p.genmove(BLACK)                      # Black loses by 34: no pass
+    assert mv != N * N and mv in {pt("A4"), pt("A6"), pt("B5")}
+
+
+def test_set_option_checks_and_applies():
+    p = player()
+    s = p.search()
+    p.set_option("search.playouts", 25)
+    assert p.cfg.search.playouts == 25 and p.option("search.playouts") == 25
+    assert p.search() is not s                 # rebuilt with the new setting
+    p.genmove(BLACK)
+    assert p.last["result"].playouts <= 25
+    p.set_option("time.safety_margin", "0.5")
+    assert p.tc.safety_margin == 0.5
+
+
+@pytest.mark.parametrize("key,value,words", [
+    ("search.nope", 1, ["search.nope"]),
+    ("search.playouts", -5, ["search.playouts", "minimum"]),
+    ("search.playouts", "many", ["search.playouts", "expected int"]),
+    ("pool.full_policy", "random", ["pool.full_policy", "not one of"]),
+    ("gtp.name", " ", ["gtp.name"]),
+])
+def test_set_option_errors_name_the_key_and_keep_the_config(key, value, words):
+    p = player()
+    before = p.cfg
+    with pytest.raises(OptionError) as e:
+        p.set_option(key, value)
+    assert all(w in str(e.value) for w in words), str(e.value)
+    assert p.cfg == before
+
+
+def test_time_settings_and_think_seconds():
+    p = player()
+    assert p.think_seconds(BLACK) is None           # playouts only
+    p.time_settings(600, 0, 0)
+    assert p.think_seconds(BLACK) == pytest.approx(600 * p.cfg.time.main_fraction)
+    with pytest.raises(TimeSettingsError):
+        p.time_settings(-1, 0, 0)
+    p.time_left(BLACK, 10, 0)
+    assert p.think_seconds(BLACK) < 10
+
+
+def test_new_game_and_sizes():
+    p = player()
+    p.play(BLACK, pt("E5"))
+    p.set_board_size(13)
+    assert p.size == 13 and p.game.move_number == 0 and p.game.komi == 7
+    mv = p.genmove(BLACK)
+    assert 0 <= mv < 169
+    with pytest.raises(GameStateError):
+        p.new_game(1)
+
+
+def test_handicap_needs_an_empty_board():
+    p = player()
+    assert len(p.fixed_handicap(2)) == 2
+    with pytest.raises(GameStateError, match="not empty"):
+        p.fixed_handicap(2)
+
+
+def test_load_sgf(tmp_path):
+    p = player()
+    for c, v in ((BLACK, "E5"), (WHITE, "C3"), (BLACK, "G7")):
+        p.play(c, pt(v))
+    path = tmp_path / "g.sgf"
+    path.write_text(p.sgf())
+    q = player()
+    q.load_sgf(str(path), 3)            # the position before move 3
+    assert q.game.move_number == 2 and q.game.board.color_at(pt("C3")) == WHITE
+    with pytest.raises(GameStateError):
+        q.load_sgf(str(tmp_path / "missing.sgf"))
+
+
+def test_pondering_runs_only_on_the_opponents_turn():
+    p = player("gtp.ponder=true")
+    assert p.start_pondering() is None              # no move of ours yet
+    p.genmove(BLACK)
+    th = p.start_pondering()
+    assert th is not None
+    th.stop()
+    assert th.done.is_set()
+    p.set_ponder(False)
+    assert p.start_pondering() is None and p.cfg.gtp.ponder is False
