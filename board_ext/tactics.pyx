@@ -18,7 +18,8 @@ defender on the ladder's path (breakers) are read by the same rule: the
 extension then joins them and reaches three liberties.
 
 Bounds.  ``max_depth`` moves along one line (``<= 0``: four times the board
-size), and at most ``LADDER_MAX_NODES`` positions per top-level call.
+size), and at most ``LADDER_MAX_NODES`` positions per top-level call
+(``max_nodes`` in the ``_n`` variants, which the rollouts call with less).
 A reading cut by either bound counts as an escape: the reader says
 "captured" only when it has proved it.
 
@@ -74,6 +75,7 @@ cdef enum:
 ctypedef struct rd_t:
     board_t* arena             # one board per ply
     int nodes                  # positions read so far
+    int max_nodes              # the bound on nodes
     int cut                    # a bound was hit
 
 
@@ -100,6 +102,16 @@ cdef int chain_libs_after(const board_t* b, int p, int c) noexcept nogil:
     for w in range(nw):
         cnt += tactics_popcount(L[w])
     return cnt
+
+
+cdef inline bint _captures_at(const board_t* b, int p, int c) noexcept nogil:
+    """c playing p captures (an adjacent opponent chain is in atari)."""
+    cdef int i, n
+    for i in range(b.g.n_nbr[p]):
+        n = b.g.nbr[p][i]
+        if b.color[n] == 3 - c and b.libcnt[b.chain[n]] == 1:
+            return 1
+    return 0
 
 
 cdef int _atari_neighbours(const board_t* b, int r, int* out) noexcept nogil:
@@ -135,7 +147,7 @@ cdef bint _defender_loses(rd_t* rd, const board_t* b, int pt, int depth, int ply
     cdef int nadj, i, q, lib, la, d = b.color[pt]
     cdef board_t* nb = &rd.arena[ply]
     rd.nodes += 1
-    if depth <= 0 or rd.nodes > LADDER_MAX_NODES:
+    if depth <= 0 or rd.nodes > rd.max_nodes:
         rd.cut = 1
         return 0
     # counter-captures
@@ -156,8 +168,11 @@ cdef bint _defender_loses(rd_t* rd, const board_t* b, int pt, int depth, int ply
     # extension
     lib = board_chain_lib(b, pt)
     if lib >= 0 and board_legal(b, lib, d):
-        if chain_libs_after(b, lib, d) >= 3:
+        la = chain_libs_after(b, lib, d)
+        if la >= 3:
             return 0
+        if la <= 1 and not _captures_at(b, lib, d):
+            return 0 if rd.cut else 1      # exact without a capture: caught
         board_copy(nb, b)
         board_play(nb, lib, d)
         la = board_libs(nb, pt)
@@ -178,7 +193,7 @@ cdef bint _attacker_wins(rd_t* rd, const board_t* b, int pt, int depth, int ply)
     cdef const uint64_t* L = &b.libs[b.chain[pt] * nw]
     cdef board_t* nb = &rd.arena[ply]
     rd.nodes += 1
-    if depth <= 0 or rd.nodes > LADDER_MAX_NODES:
+    if depth <= 0 or rd.nodes > rd.max_nodes:
         rd.cut = 1
         return 0
     for w in range(nw):
@@ -212,10 +227,19 @@ cdef inline int _depth(const board_t* b, int max_depth) noexcept nogil:
 
 
 cdef bint ladder_captures(const board_t* b, int chain_pt, int max_depth) noexcept nogil:
+    return ladder_captures_n(b, chain_pt, max_depth, LADDER_MAX_NODES)
+
+
+cdef bint ladder_works(const board_t* b, int atari_move, int attacker, int max_depth) noexcept nogil:
+    return ladder_works_n(b, atari_move, attacker, max_depth, LADDER_MAX_NODES)
+
+
+cdef bint ladder_captures_n(const board_t* b, int chain_pt, int max_depth, int max_nodes) noexcept nogil:
     """The chain at chain_pt is captured in a ladder.  With one liberty its
     owner is to move (it runs or counter-captures and is still caught);
     with two the attacker is to move (one of the two ataris works).  Any
-    other liberty count, or a reading cut by the bounds: 0."""
+    other liberty count, or a reading cut by the bounds (max_depth moves,
+    max_nodes positions): 0."""
     cdef rd_t rd
     cdef int depth = _depth(b, max_depth), n, c
     cdef board_t* root
@@ -228,21 +252,27 @@ cdef bint ladder_captures(const board_t* b, int chain_pt, int max_depth) noexcep
     if rd.arena == NULL:
         return 0
     rd.nodes = 0
+    rd.max_nodes = max_nodes
     rd.cut = 0
-    root = &rd.arena[0]
-    board_copy(root, b)
     c = b.color[chain_pt]
     if n == 2:
         c = 3 - c
-    if root.to_move != c:
-        root.to_move = c
-        root.ko = -1
+    if b.to_move == c:
+        # the right side is to move: read from b itself (no copy)
+        if n == 1:
+            return _defender_loses(&rd, b, chain_pt, depth, 0)
+        return _attacker_wins(&rd, b, chain_pt, depth, 0)
+    root = &rd.arena[0]
+    board_copy(root, b)
+    root.to_move = c
+    root.ko = -1
     if n == 1:
         return _defender_loses(&rd, root, chain_pt, depth, 1)
     return _attacker_wins(&rd, root, chain_pt, depth, 1)
 
 
-cdef bint ladder_works(const board_t* b, int atari_move, int attacker, int max_depth) noexcept nogil:
+cdef bint ladder_works_n(const board_t* b, int atari_move, int attacker, int max_depth,
+                         int max_nodes) noexcept nogil:
     """attacker plays atari_move (an empty point), which leaves an adjacent
     opponent chain in atari, and then captures that chain in a ladder
     whatever the defender answers.  0 when the move is illegal, puts no
@@ -257,6 +287,7 @@ cdef bint ladder_works(const board_t* b, int atari_move, int attacker, int max_d
     if rd.arena == NULL:
         return 0
     rd.nodes = 0
+    rd.max_nodes = max_nodes
     rd.cut = 0
     root = &rd.arena[0]
     board_copy(root, b)
@@ -276,7 +307,7 @@ cdef bint ladder_works(const board_t* b, int atari_move, int attacker, int max_d
 
 
 # ---------------------------------------------------------------- Python API
-def ladder_status(Board board, int point, int max_depth=0):
+def ladder_status(Board board, int point, int max_depth=0, int max_nodes=LADDER_MAX_NODES):
     """True when the chain at point is captured in a ladder (see
     ladder_captures: one liberty, its owner to move; two, the attacker to
     move); for tests and tools."""
@@ -284,16 +315,17 @@ def ladder_status(Board board, int point, int max_depth=0):
         raise ValueError(f"point {point} is off the board")
     cdef bint r
     with nogil:
-        r = ladder_captures(board.b, point, max_depth)
+        r = ladder_captures_n(board.b, point, max_depth, max_nodes)
     return bool(r)
 
 
-def ladder_atari_works(Board board, int move, int attacker, int max_depth=0):
+def ladder_atari_works(Board board, int move, int attacker, int max_depth=0,
+                       int max_nodes=LADDER_MAX_NODES):
     """True when attacker's atari at move captures the chain it ataris in a
     ladder (see ladder_works); for tests and tools."""
     if not 0 <= move < board.b.g.nn:
         raise ValueError(f"move {move} is off the board")
     cdef bint r
     with nogil:
-        r = ladder_works(board.b, move, attacker, max_depth)
+        r = ladder_works_n(board.b, move, attacker, max_depth, max_nodes)
     return bool(r)
