@@ -25,7 +25,7 @@ from board_ext.board cimport (board_t, rng_t, geom_t, board_copy, board_legal, b
                               board_is_eye, board_playable, board_libs, board_chain_lib, board_score,
                               rng_int, rng_next, MAXNN, MAXW, EMPTY, BLACK, WHITE)
 from board_ext.board cimport Board
-from board_ext.tactics cimport chain_libs_after, ladder_captures_n, ladder_works_n
+from board_ext.tactics cimport chain_libs_after, ladder_captures_inplace, ladder_works_inplace
 import time
 
 cdef extern from *:
@@ -324,7 +324,8 @@ cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
 # first that fires and finds a move plays it.  R_RANDOM and R_PASS are where
 # a move comes from when no rule gives one (counted by the profile only).
 cdef enum:
-    R_CAPTURE = 0      # the last move's chain is in atari: take it
+    R_CAPTURE = 0      # the last move's chain, or an opponent chain next to the last move or to our
+                       # previous move, is in atari: take it
     R_DEFEND = 1       # an own chain next to the last move is in atari: counter-capture or run,
                        # unless the ladder reader says it is caught anyway
     R_LADDER = 2       # the last move ran from atari to two liberties: the atari that catches it in a ladder
@@ -351,7 +352,7 @@ PROFILE_NAMES = {R_CAPTURE: "capture", R_DEFEND: "defend", R_LADDER: "ladder", R
 # Defaults after Pachi's moggy (lcapturerate 90, nakaderate 80, patternrate 100,
 # capturerate 90, selfatarirate 60) and Fuego's GoUctPlayoutPolicy (every rule
 # always); the values are this project's.
-DEFAULT_RATES = dict(capture=0.9, defend=0.9, ladder=0.9, twolib=0.9, nakade=0.8, pattern=0.9,
+DEFAULT_RATES = dict(capture=0.9, defend=1.0, ladder=0.9, twolib=0.9, nakade=0.8, pattern=0.9,
                      gcapture=0.5, fillboard=0.3, selfatari=0.9)
 cdef int FILLBOARD_TRIES = 3
 cdef int ROLLOUT_LADDER_NODES = 80    # the ladder reader's bound on positions in a rollout
@@ -368,9 +369,62 @@ cdef inline int _ok(const board_t* b, int p, int c) noexcept nogil:
     return b.color[p] == EMPTY and board_legal(b, p, c) and not board_is_eye(b, p, c)
 
 
+cdef bint _nakade_fill(const board_t* b, int p, int c) noexcept nogil:
+    """c's self-atari at p (joining own stones) makes a chain of at most
+    three stones that, with its last liberty, fills a space enclosed by
+    the opponent alone: when it is captured the opponent is left an eye
+    space of at most three points, one eye (how an eye space is killed
+    from inside)."""
+    cdef const geom_t* g = b.g
+    cdef int reg[4]
+    cdef int n_reg = 1, i, j, k, n, q, r, w, s, nw = g.nw, lib = -1
+    cdef bint inr
+    cdef uint64_t word
+    reg[0] = p
+    for i in range(g.n_nbr[p]):
+        n = g.nbr[p][i]
+        if b.color[n] == c:
+            r = b.chain[n]
+            for w in range(nw):
+                word = b.stones[r * nw + w]
+                while word:
+                    s = (w << 6) + __builtin_ctzll_(word)
+                    word &= word - 1
+                    inr = False
+                    for k in range(n_reg):
+                        inr = inr or reg[k] == s
+                    if not inr:
+                        if n_reg == 3:
+                            return 0
+                        reg[n_reg] = s
+                        n_reg += 1
+    # the chain's liberty after the move (one; a self-atari)
+    for k in range(n_reg):
+        q = reg[k]
+        for i in range(g.n_nbr[q]):
+            n = g.nbr[q][i]
+            if b.color[n] == EMPTY and n != p:
+                lib = n
+    if lib < 0:
+        return 0
+    reg[n_reg] = lib
+    n_reg += 1
+    for k in range(n_reg):
+        q = reg[k]
+        for i in range(g.n_nbr[q]):
+            n = g.nbr[q][i]
+            inr = False
+            for j in range(n_reg):
+                inr = inr or reg[j] == n
+            if not inr and b.color[n] != 3 - c:
+                return 0
+    return 1
+
+
 cdef int _bad_selfatari(const board_t* b, int p, int c, bint single_too) noexcept nogil:
     """c playing p (legal) leaves its chain one liberty, captures nothing,
-    and is bad: 2: the chain has more than one stone; 1 (only when
+    and is bad: 2: the chain has more than one stone (and is no nakade
+    fill); 1 (only when
     single_too): one stone whose capture is not a snapback and that is not
     a throw-in into a two-point space of the opponent's."""
     cdef const geom_t* g = b.g
@@ -384,7 +438,9 @@ cdef int _bad_selfatari(const board_t* b, int p, int c, bint single_too) noexcep
     if chain_libs_after(b, p, c) >= 2:
         return 0
     if (nb >> (4 * c)) & 15:
-        return 2                # joins own stones: a multi-stone self-atari
+        # joins own stones: a multi-stone self-atari, bad unless it is a
+        # nakade (see _nakade_fill)
+        return 0 if _nakade_fill(b, p, c) else 2
     if not single_too:
         return 0
     for i in range(g.n_nbr[p]):
@@ -404,7 +460,7 @@ cdef int _bad_selfatari(const board_t* b, int p, int c, bint single_too) noexcep
     return 0
 
 
-cdef int _defend_atari(const board_t* b, int n, int c) noexcept nogil:
+cdef int _defend_atari(board_t* b, int n, int c) noexcept nogil:
     """Save own chain at n (in atari): run when that gives three liberties;
     else, when running gives two, nothing if the ladder reader says the
     chain is caught whatever it does; then a counter-capture, else the run
@@ -416,7 +472,7 @@ cdef int _defend_atari(const board_t* b, int n, int c) noexcept nogil:
     la = chain_libs_after(b, lib, c) if (lib >= 0 and board_legal(b, lib, c)) else 0
     if la >= 3:
         return lib
-    if la == 2 and ladder_captures_n(b, n, 0, ROLLOUT_LADDER_NODES):
+    if la == 2 and ladder_captures_inplace(b, n, 0, ROLLOUT_LADDER_NODES):
         return -1
     for w in range(nw):
         word = b.stones[r * nw + w]
@@ -581,30 +637,50 @@ cdef int _patterns(const board_t* b, int c, rng_t* rng) noexcept nogil:
 
 cdef int _global_atari(const board_t* b, int c, rng_t* rng) noexcept nogil:
     """A chain in atari anywhere: capture an opponent's (the first found
-    from a random start in the empty list), else save an own one by a run
-    to three liberties (no reading here: the local rule reads)."""
+    from a random point on), else save an own one by a run to three
+    liberties (no reading here: the local rule reads).  One pass over the
+    points; the test per point has no branch that is usually taken."""
     cdef const geom_t* g = b.g
-    cdef int ne = b.n_empty, j, i, k, p, n, nb, opp = 3 - c, save = -1
-    if ne == 0:
-        return -1
-    j = rng_int(rng, ne)
-    for i in range(ne):
-        p = b.empty_list[j]
-        j += 1
-        if j == ne:
-            j = 0
-        nb = b.nbc[p]
-        if (nb & 0xFF0) == 0:
-            continue        # no stone next to it: no chain's liberty
-        for k in range(g.n_nbr[p]):
-            n = g.nbr[p][k]
-            if b.color[n] != EMPTY and b.libcnt[b.chain[n]] == 1:
-                if b.color[n] == opp:
-                    if board_legal(b, p, c):
-                        return p
-                elif save < 0 and b.color[n] == c and chain_libs_after(b, p, c) >= 3:
-                    save = p
+    cdef int nn = g.nn, i, p, r, col, lib, opp = 3 - c, save = -1
+    p = rng_int(rng, nn)
+    for i in range(nn):
+        col = b.color[p]
+        r = b.chain[p]
+        r = r if r >= 0 else 0
+        if (col != EMPTY) & (r == p) & (b.libcnt[r] == 1):
+            lib = board_chain_lib(b, p)
+            if col == opp:
+                if board_legal(b, lib, c):
+                    return lib
+            elif save < 0 and chain_libs_after(b, lib, c) >= 3:
+                save = lib
+        p += 1
+        if p == nn:
+            p = 0
     return save
+
+
+cdef int _local_capture(const board_t* b, int last, int c) noexcept nogil:
+    """Capture the last move's chain, or an opponent chain next to the
+    last move or to our previous move (one we put in atari that was left
+    there), when one is in atari."""
+    cdef const geom_t* g = b.g
+    cdef int h, i, n, mv, m, opp = 3 - c
+    if b.libcnt[b.chain[last]] == 1 and b.color[last] == opp:
+        m = board_chain_lib(b, last)
+        if board_legal(b, m, c):
+            return m
+    for h in range(2):
+        mv = b.hist[h]
+        if mv < 0 or mv >= g.nn or b.color[mv] == EMPTY:
+            continue
+        for i in range(g.n_nbr[mv]):
+            n = g.nbr[mv][i]
+            if b.color[n] == opp and b.libcnt[b.chain[n]] == 1:
+                m = board_chain_lib(b, n)
+                if board_legal(b, m, c):
+                    return m
+    return -1
 
 
 cdef inline bint _near(const board_t* b, int chain_pt, int p) noexcept nogil:
@@ -631,9 +707,9 @@ cdef inline int _moggy(board_t* b, rng_t* rng, bint prof) noexcept nogil:
     cdef int L[2]
     cdef bint sa = _fire(rng, R_SELFATARI)
     if last >= 0 and last < g.nn and b.color[last] != EMPTY:
-        if board_libs(b, last) == 1 and _fire(rng, R_CAPTURE):
-            m = board_chain_lib(b, last)
-            if board_legal(b, m, c):
+        if _fire(rng, R_CAPTURE):
+            m = _local_capture(b, last, c)
+            if m >= 0:
                 return _rec(prof, R_CAPTURE, m)
         if (b.nbc[last] >> (4 * c)) & 15 and _fire(rng, R_DEFEND):
             for i in range(g.n_nbr[last]):
@@ -653,7 +729,7 @@ cdef inline int _moggy(board_t* b, rng_t* rng, bint prof) noexcept nogil:
                     # read only when running at the other liberty gives
                     # two: three is no ladder, one is the two-liberty rule's
                     if chain_libs_after(b, L[1 - i], 3 - c) == 3 and _ok(b, L[i], c) \
-                            and ladder_works_n(b, L[i], c, 0, ROLLOUT_LADDER_NODES):
+                            and ladder_works_inplace(b, L[i], c, 0, ROLLOUT_LADDER_NODES):
                         return _rec(prof, R_LADDER, L[i])
         if _fire(rng, R_TWOLIB):
             m = _twolib(b, last, c, rng, sa)

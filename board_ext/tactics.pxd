@@ -7,3 +7,6 @@ cdef bint ladder_works(const board_t* b, int atari_move, int attacker, int max_d
 cdef bint ladder_captures_n(const board_t* b, int chain_pt, int max_depth, int max_nodes) noexcept nogil
 cdef bint ladder_works_n(const board_t* b, int atari_move, int attacker, int max_depth,
                          int max_nodes) noexcept nogil
+cdef bint ladder_captures_inplace(board_t* b, int chain_pt, int max_depth, int max_nodes) noexcept nogil
+cdef bint ladder_works_inplace(board_t* b, int atari_move, int attacker, int max_depth,
+                               int max_nodes) noexcept nogil

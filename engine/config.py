@@ -112,7 +112,7 @@ class RolloutConfig:
     """The moggy rollout policy's rules (board_ext/playout.pyx), in the order
     they are tried, each with the probability that it is tried at a move."""
     capture: float = _f(0.9, 0.0, 1.0, doc="moggy: take the last move's chain in atari (probability)")
-    defend: float = _f(0.9, 0.0, 1.0, doc="moggy: save an own chain in atari next to the last move, "
+    defend: float = _f(1.0, 0.0, 1.0, doc="moggy: save an own chain in atari next to the last move, "
                                            "not out of a dead ladder (probability)")
     ladder: float = _f(0.9, 0.0, 1.0, doc="moggy: chase a chain that ran to two liberties when the ladder works (probability)")
     twolib: float = _f(0.9, 0.0, 1.0, doc="moggy: two-liberty attack and defence around the last move (probability)")
