@@ -18,6 +18,22 @@ Expert policy (after Fuego's GoUctPlayoutPolicy, reduced): in order,
 4. random as above, rejecting self-atari of an existing chain where it can.
 Deviation from Fuego: no nakade, no low-liberty (2-lib) rule, no global
 capture phase.
+
+Moggy policy (after Pachi's playout/moggy.c and Fuego's
+GoUctPlayoutPolicy; issue 33): the rules of the table below (``R_*``), in
+order, each tried with its own probability (``[rollout]`` in the config,
+``set_moggy_rates``); the first that fires and finds a move plays it, else
+a random move.  The ladder rules read with board_ext/tactics.pyx on the
+rollout's own board (moves played and taken back).  Every candidate is
+legal under simple ko and is not a bad self-atari (``_bad_selfatari``:
+a multi-stone self-atari always, unless it fills an eye space from inside;
+a single stone that is neither a snapback nor a throw-in, when the
+self-atari rule fires); when only bad self-ataris are left the policy
+passes, so a seki stays a seki.  Not in it: Pachi's ko-fight rule (ko is
+only respected), its eye-fix and seki-breaking checks, pattern weights
+(the pattern candidates are drawn uniformly).  The counting variant
+(``moggy_move_counting``) is the same body with the profile counters on,
+used only by ``moggy_profile``.
 """
 from libc.stdint cimport int16_t, uint64_t, uint8_t
 from libc.string cimport memset
@@ -328,8 +344,8 @@ cdef enum:
                        # previous move, is in atari: take it
     R_DEFEND = 1       # an own chain next to the last move is in atari: counter-capture or run,
                        # unless the ladder reader says it is caught anyway
-    R_LADDER = 2       # the last move ran from atari to two liberties: the atari that catches it in a ladder
-    R_TWOLIB = 3       # two liberties: atari the last move's chain when it cannot get out to three,
+    R_LADDER = 2       # the last move's chain has two liberties: the atari that catches it in a ladder
+    R_TWOLIB = 3       # two liberties: atari the last move's chain when running leaves it one,
                        # run own two-liberty chains next to it to three, or atari their two-liberty neighbours
     R_NAKADE = 4       # the vital point of a 3-6 point eye space next to the last move
     R_PATTERN = 5      # MoGo 3x3 patterns around the last two moves
@@ -514,10 +530,10 @@ cdef int _twolib(const board_t* b, int last, int c, rng_t* rng, bint sa) noexcep
     cdef int nseen = 0
     cdef uint64_t word
     # attack: the last move's chain, if running at the other liberty gives
-    # it at most two
+    # it at most one (a capture; two is the ladder rule's)
     if board_libs(b, last) == 2 and _two_libs(b, last, L) == 2:
         for i in range(2):
-            if _ok(b, L[i], c) and chain_libs_after(b, L[1 - i], opp) - 1 <= 2 \
+            if _ok(b, L[i], c) and chain_libs_after(b, L[1 - i], opp) - 1 <= 1 \
                     and _bad_selfatari(b, L[i], c, sa) == 0:
                 cand[nc] = L[i]
                 nc += 1
@@ -652,7 +668,7 @@ cdef int _global_atari(const board_t* b, int c, rng_t* rng) noexcept nogil:
             if col == opp:
                 if board_legal(b, lib, c):
                     return lib
-            elif save < 0 and chain_libs_after(b, lib, c) >= 3:
+            elif save < 0 and chain_libs_after(b, lib, c) >= 3 and board_legal(b, lib, c):
                 save = lib
         p += 1
         if p == nn:
@@ -721,9 +737,9 @@ cdef inline int _moggy(board_t* b, rng_t* rng, bint prof) noexcept nogil:
                             return _rec(prof, R_DEFEND, m)
                         if prof:
                             MOGGY_COUNT[R_SA_REJECTED] += 1
-        # a chain that just ran from atari (two liberties, more than one
-        # stone, next to our previous move): chase it when the ladder works
-        if board_libs(b, last) == 2 and b.chain_size[b.chain[last]] > 1 and _near(b, last, b.hist[1]):
+        # the last move's chain has two liberties: the atari that catches
+        # it in a ladder
+        if board_libs(b, last) == 2 and b.color[last] == 3 - c:
             if _fire(rng, R_LADDER) and _two_libs(b, last, L) == 2:
                 for i in range(2):
                     # read only when running at the other liberty gives

@@ -312,8 +312,8 @@ cdef bint _escapes_by(rd_t* rd, board_t* b, int m, int pt, int depth, int ply) n
     cdef board_t* cur = b
     cdef int la, d = b.color[pt]
     cdef bint r
-    if _captures_at(b, m, d):
-        cur = &rd.arena[ply]
+    if _captures_at(b, m, d) or chain_libs_after(b, m, d) == 0:
+        cur = &rd.arena[ply]          # a capture (or a suicide): on a copy
         board_copy(cur, b)
         board_play(cur, m, d)
     else:
@@ -332,8 +332,8 @@ cdef bint _catches_by(rd_t* rd, board_t* b, int m, int pt, int depth, int ply) n
     cdef board_t* cur = b
     cdef int a = 3 - b.color[pt]
     cdef bint r
-    if _captures_at(b, m, a):
-        cur = &rd.arena[ply]
+    if _captures_at(b, m, a) or chain_libs_after(b, m, a) == 0:
+        cur = &rd.arena[ply]          # a capture (or a suicide): on a copy
         board_copy(cur, b)
         board_play(cur, m, a)
     else:
@@ -473,7 +473,8 @@ cdef bint _works_read(board_t* b, int atari_move, int attacker, int depth, int m
         return 0
     if not _rd_init(&rd, depth, max_nodes):
         return 0
-    inplace = inplace and b.to_move == attacker and not _captures_at(b, atari_move, attacker)
+    inplace = inplace and b.to_move == attacker and not _captures_at(b, atari_move, attacker) \
+        and chain_libs_after(b, atari_move, attacker) > 0
     if inplace:
         if not board_legal(b, atari_move, attacker):
             return 0
