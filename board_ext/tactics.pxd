@@ -1,4 +1,6 @@
-# See tactics.pyx for details.
+# See tactics.pyx for details. ladder_captures / ladder_works read from a copy
+# (const board); the _n forms bound the positions read; the _inplace forms play
+# on the caller's own board and leave it exactly as it was.
 from board_ext.board cimport board_t
 
 cdef int chain_libs_after(const board_t* b, int p, int c) noexcept nogil

@@ -3,8 +3,11 @@
 
 Owns the ladder reader used by the moggy rollout policy (atari defence: do
 not run out of a working ladder; atari attack: play the ladder when it
-works) and by the tree's priors.  Everything is ``noexcept nogil`` on
-``const board_t*``: the reader plays its moves on copies of the board.
+works) and by the tree's priors.  Everything is ``noexcept nogil``.  The
+``const board_t*`` functions (``ladder_captures``, ``ladder_works`` and
+their ``_n`` forms with a bound on positions) read from a copy of the
+board; the ``_inplace`` forms, for a caller that owns its board (a
+rollout), play on the board itself and leave it exactly as it was.
 
 Reading.  A chain in atari whose owner is to move (the defender) is read
 with two kinds of answer: capture an adjacent attacker chain that is itself
@@ -23,9 +26,16 @@ size), and at most ``LADDER_MAX_NODES`` positions per top-level call
 A reading cut by either bound counts as an escape: the reader says
 "captured" only when it has proved it.
 
-Memory.  The copies live in a per-thread arena (one board per ply, grown
-on demand, freed when the thread ends), so the recursion keeps only
-pointers on the stack.
+Moves and memory.  A move that captures nothing is played in place and
+taken back (``_play_u`` saves what ``board_play`` changes: the fields before
+``color[]``, the point, its neighbour counts, the rows of its neighbour
+chains; ``_undo`` restores them), so a reading copies no board.  A capture
+(or a suicide, on a board that allows them) is played on a copy in a
+per-thread arena (one board per ply, grown on demand, freed when the thread
+ends); so is the root of a ``const`` reading.  Before any reading a bitset
+test (``_runs_clear``) lets most chains in atari out at once: running gives
+three liberties, or two from which either atari is answered by a second
+run to three.
 """
 from libc.stdint cimport uint64_t, uint16_t, int16_t
 from libc.string cimport memcpy
