@@ -98,7 +98,8 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.math cimport log, sqrt
 from board_ext.board cimport (board_t, rng_t, Board, board_legal, board_is_eye, board_playable, board_copy,
                               MAXNN, MAXW, BLACK, EMPTY, NHIST)
-from board_ext.playout cimport policy_fn, get_policy, run_playout
+from board_ext.playout cimport (policy_fn, get_policy, run_playout, POLICY_RANDOM, POLICY_EXPERT,
+                                POLICY_MOGGY)
 
 cdef extern from *:
     """
@@ -151,7 +152,7 @@ cdef extern from *:
 
 
 SELECTIONS = {"soft-uct": 0, "last-reply": 1, "uniform": 2}
-FALLBACKS = {"random": 0, "expert": 1}
+FALLBACKS = {"random": POLICY_RANDOM, "expert": POLICY_EXPERT, "moggy": POLICY_MOGGY}
 
 cdef enum:
     SEL_SOFT_UCT = 0
@@ -752,7 +753,7 @@ cdef class Forest:
         selection: "soft-uct", "last-reply" (the paper's two) or
             "uniform" (a deviation, see the module notes).
         b: soft-UCT exploration constant (paper: 0.7).
-        fallback: default policy, "random" or "expert".
+        fallback: default policy, "random", "expert" or "moggy".
         max_depth: longest context (1..7).
         capacity: most pattern nodes kept.
         root_context: the game moves before the root are context for the

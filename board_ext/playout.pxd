@@ -9,9 +9,11 @@ ctypedef int (*policy_fn)(board_t* b, rng_t* rng, void* ctx) noexcept nogil
 cdef enum:
     POLICY_RANDOM = 0
     POLICY_EXPERT = 1
+    POLICY_MOGGY = 2
 
 cdef int random_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil
 cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil
+cdef int moggy_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil
 cdef int pattern_match(const board_t* b, int p) noexcept nogil
 cdef policy_fn get_policy(int policy_id) noexcept nogil
 cdef double run_playout(board_t* b, rng_t* rng, policy_fn policy, void* ctx, double komi,

@@ -1,7 +1,7 @@
 """Configuration: frozen dataclasses, the only home of defaults.
 
 One table per component (``[search]``, ``[prior]``, ``[pool]``, ``[time]``,
-``[memory]``, ``[bhrf]``, ``[net]``, ``[gtp]``).  ``load(path, overrides)``
+``[memory]``, ``[bhrf]``, ``[rollout]``, ``[net]``, ``[gtp]``).  ``load(path, overrides)``
 reads TOML, applies ``--set table.key=value`` overrides, range-checks every
 value and rejects unknown keys by name (``ConfigError``).
 """
@@ -30,7 +30,7 @@ class SearchConfig:
     c_puct: float = _f(1.5, 0.0, 20.0, doc="PUCT constant (AlphaGo)")
     rave: bool = _f(False, doc="blend AMAF values of expanded children (Gelly & Silver)")
     rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="RAVE equivalence parameter k")
-    rollout: str = _f("expert", choices=("random", "expert", "bhrf"), doc="rollout policy")
+    rollout: str = _f("expert", choices=("random", "expert", "moggy", "bhrf"), doc="rollout policy")
     threads: int = _f(1, 1, 2, doc="search threads (root parallel processes)")
     reuse_tree: bool = _f(True, doc="keep the subtree of the played move")
     resign_threshold: float = _f(0.0, 0.0, 0.5, doc="resign below this win rate; 0 = never")
@@ -110,7 +110,7 @@ class BhrfConfig:
                       doc="reply selection process: the paper's two, or uniform over the playable replies "
                           "(soft-UCT with equal weights, a deviation)")
     b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
-    fallback: str = _f("random", choices=("random", "expert"), doc="default rollout policy")
+    fallback: str = _f("random", choices=("random", "expert", "moggy"), doc="default rollout policy")
     max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")
     capacity: int = _f(1_000_000, 1000, 100_000_000,
                        doc="most pattern nodes kept; when full, known patterns still learn and no new one "
@@ -126,6 +126,22 @@ class BhrfConfig:
     accept: str = _f("estimate", choices=("estimate", "probability", "mean"),
                      doc="soft-UCT plays its draw with probability min(1, u_r), P(r|c) of equation (1), "
                          "or the reply's win rate")
+
+
+@dataclass(frozen=True)
+class RolloutConfig:
+    """The moggy rollout policy's rules (board_ext/playout.pyx), in the order
+    they are tried, each with the probability that it is tried at a move."""
+    capture: float = _f(0.9, 0.0, 1.0, doc="moggy: take the last move's chain in atari (probability)")
+    defend: float = _f(1.0, 0.0, 1.0, doc="moggy: save an own chain in atari next to the last move, "
+                                           "not out of a dead ladder (probability)")
+    ladder: float = _f(0.9, 0.0, 1.0, doc="moggy: chase a chain that ran to two liberties when the ladder works (probability)")
+    twolib: float = _f(0.9, 0.0, 1.0, doc="moggy: two-liberty attack and defence around the last move (probability)")
+    nakade: float = _f(0.8, 0.0, 1.0, doc="moggy: the vital point of a 3-6 point eye space the last move was played in (probability)")
+    pattern: float = _f(0.9, 0.0, 1.0, doc="moggy: MoGo 3x3 patterns around the last two moves (probability)")
+    gcapture: float = _f(0.5, 0.0, 1.0, doc="moggy: capture a chain in atari anywhere (probability)")
+    fillboard: float = _f(0.3, 0.0, 1.0, doc="moggy: a move in an empty 3x3 area (probability)")
+    selfatari: float = _f(0.9, 0.0, 1.0, doc="moggy: replace a bad single-stone self-atari; multi-stone ones always are (probability)")
 
 
 @dataclass(frozen=True)
@@ -158,6 +174,7 @@ class Config:
     time: TimeConfig = field(default_factory=TimeConfig)
     memory: MemoryCfg = field(default_factory=MemoryCfg)
     bhrf: BhrfConfig = field(default_factory=BhrfConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
     net: NetConfig = field(default_factory=NetConfig)
     gtp: GtpConfig = field(default_factory=GtpConfig)
 

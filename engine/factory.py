@@ -97,7 +97,11 @@ def worker_search(cfg, size):
 
 
 def make_search(cfg, evaluator=None):
-    """A Search, or a RootParallelSearch when search.threads > 1."""
+    """A Search, or a RootParallelSearch when search.threads > 1. Sets the
+    moggy rule probabilities of ``[rollout]`` (process-wide)."""
+    import dataclasses
+    from board_ext import playout
+    playout.set_moggy_rates(**dataclasses.asdict(cfg.rollout))
     memory = make_memory(cfg, evaluator)
     if cfg.search.threads > 1:
         from engine.parallel import RootParallelSearch
