@@ -143,31 +143,6 @@ def matches_pattern(Board board, int p):
 
 
 # ---------------------------------------------------------------- helpers
-cdef int libs_after(const board_t* b, int p, int c) noexcept nogil:
-    """Liberties colour c's chain would have after playing p (captured
-    neighbours count as one liberty each; capped by popcount)."""
-    cdef const geom_t* g = b.g
-    cdef int nw = g.nw, i, n, w, r
-    cdef uint64_t L[MAXW]
-    for w in range(nw):
-        L[w] = 0
-    for i in range(g.n_nbr[p]):
-        n = g.nbr[p][i]
-        if b.color[n] == EMPTY:
-            L[n >> 6] |= (<uint64_t>1) << (n & 63)
-        elif b.color[n] == c:
-            r = b.chain[n]
-            for w in range(nw):
-                L[w] |= b.libs[r * nw + w]
-        elif board_libs(b, n) == 1:
-            L[n >> 6] |= (<uint64_t>1) << (n & 63)
-    L[p >> 6] &= ~((<uint64_t>1) << (p & 63))
-    cdef int cnt = 0
-    for w in range(nw):
-        cnt += __builtin_popcountll(L[w])
-    return cnt
-
-
 cdef inline bint has_own_nbr(const board_t* b, int p, int c) noexcept nogil:
     cdef int i
     for i in range(b.g.n_nbr[p]):
@@ -204,7 +179,7 @@ cdef float _expert_weight(const board_t* b, int p, int c) noexcept nogil:
         n = g.nbr[p][i]
         if b.color[n] == 3 - c and board_libs(b, n) == 1:
             return PRIOR_CAPTURE
-    cdef int la = libs_after(b, p, c)
+    cdef int la = chain_libs_after(b, p, c)
     for i in range(g.n_nbr[p]):
         n = g.nbr[p][i]
         if b.color[n] == c and board_libs(b, n) == 1 and la >= 2:
@@ -277,7 +252,7 @@ cdef int _atari_defence(board_t* b, int r, int c) noexcept nogil:
                     if board_legal(b, lib, c):
                         return lib
     lib = board_chain_lib(b, r)
-    if lib >= 0 and board_legal(b, lib, c) and libs_after(b, lib, c) >= 2:
+    if lib >= 0 and board_legal(b, lib, c) and chain_libs_after(b, lib, c) >= 2:
         return lib
     return -1
 
@@ -311,7 +286,7 @@ cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
         for k in range(8):
             p = g.nbr8[last][k]
             if p >= 0 and b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
-                    and board_legal(b, p, c) and libs_after(b, p, c) >= 2:
+                    and board_legal(b, p, c) and chain_libs_after(b, p, c) >= 2:
                 cand[ncand] = p
                 ncand += 1
         if ncand:
@@ -324,7 +299,7 @@ cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     for i in range(ne):
         p = b.empty_list[j]
         if board_playable(b, p, c):
-            if libs_after(b, p, c) >= 2 or not has_own_nbr(b, p, c):
+            if chain_libs_after(b, p, c) >= 2 or not has_own_nbr(b, p, c):
                 return p
             if fallback < 0:
                 fallback = p
@@ -643,7 +618,7 @@ cdef int _patterns(const board_t* b, int c, rng_t* rng) noexcept nogil:
         for k in range(8):
             p = g.nbr8[mv][k]
             if p >= 0 and b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
-                    and board_legal(b, p, c) and libs_after(b, p, c) >= 2:
+                    and board_legal(b, p, c) and chain_libs_after(b, p, c) >= 2:
                 cand[nc] = p
                 nc += 1
     if nc == 0:
