@@ -81,6 +81,10 @@ class NoNetError(PlayerError):
     """net.required is set and no net fits the board size."""
 
 
+def _clock_seed():
+    return int(time.time() * 1000) & 0x7FFFFFFF
+
+
 def _vtx(move, size):
     """A point's name in messages and logs (GTP spelling, as users see it)."""
     if move is None or move < 0:
@@ -176,7 +180,7 @@ class Player:
         self.last = None                 # info about the last generated move
         self.color = None                # colour of the last genmove (our side, for pondering)
         self._time_left_seen = set()
-        self.seed = self.cfg.search.seed or (int(time.time() * 1000) & 0x7FFFFFFF)
+        self.seed = self.cfg.search.seed or _clock_seed()
 
     @property
     def size(self):
@@ -191,13 +195,32 @@ class Player:
         if self._search is not None and self._search_size != self.size and self._size_bound:
             self._search = None
         if self._search is None:
+            cfg = self._search_cfg()
             if self._search_factory is not None:
-                self._search = self._search_factory(self.cfg)
+                self._search = self._search_factory(cfg)
                 self._size_bound = False
             else:
-                self._search, self._size_bound = build_search(self.cfg, self.size, self.evaluator)
+                self._search, self._size_bound = build_search(cfg, self.size, self.evaluator)
             self._search_size = self.size
         return self._search
+
+    def _search_cfg(self):
+        """The config the search is built with: ``search.seed`` is the
+        Player's seed, so the search and the dead-stone estimates share the
+        one seed that ``get_random_seed`` reports."""
+        if self.cfg.search.seed == self.seed:
+            return self.cfg
+        return configmod.replace(self.cfg, **{"search.seed": self.seed})
+
+    def set_seed(self, seed):
+        """The random seed of the search and of the dead-stone estimates (0:
+        a fresh one from the clock).  With early stop off and a budget in
+        playouts only, a game replays exactly from the same seed."""
+        seed = int(seed)
+        if seed == 0:
+            seed = _clock_seed()
+        self.set_option("search.seed", seed)
+        self._drop_tree()
 
     @property
     def search_built(self):
@@ -299,21 +322,61 @@ class Player:
         self.game.komi = float(komi)
 
     def play(self, color, move):
-        """Play ``move`` (flat point; size*size = pass) for ``color``."""
+        """Play ``move`` (flat point; size*size = pass) for ``color``: a
+        move the controller reports.  The controller is the arbiter: with
+        ``gtp.superko_play = accept`` a move legal under simple ko that only
+        repeats an earlier position is played (and logged), since
+        controllers such as gomill and GNU Go's twogtp check simple ko only;
+        the engine's own moves (genmove) always obey positional superko."""
+        self._play_reported(self.game, color, move)
+
+    def _play_reported(self, game, color, move):
         try:
-            self.game.play(color, move)
+            game.play(color, move)
         except IllegalMove as e:
+            if e.reason == "superko" and self.cfg.gtp.superko_play == "accept":
+                try:
+                    game.play(color, move, superko=False)
+                except IllegalMove as e2:
+                    raise IllegalMoveError(f"illegal move: {self.vtx(move)} {e2.reason}") from None
+                log.warning("accepted %s %s: it repeats an earlier position (positional superko; "
+                            "gtp.superko_play = accept)", "BW"[color - 1], self.vtx(move))
+                return
             raise IllegalMoveError(f"illegal move: {self.vtx(move)} {e.reason}") from None
 
     def play_sequence(self, pairs):
-        """Play (color, move) pairs: all of them or none."""
+        """Play (color, move) pairs: all of them or none (each as :meth:`play`)."""
         trial = self.game.copy()
         for c, m in pairs:
-            try:
-                trial.play(c, m)
-            except IllegalMove as e:
-                raise IllegalMoveError(f"illegal move: {self.vtx(m)} {e.reason}") from None
+            self._play_reported(trial, c, m)
         self.game = trial
+
+    def illegal_reason(self, color, move):
+        """None if :meth:`play` would accept ``move`` for ``color`` now, else
+        the reason (occupied, suicide, ko, superko)."""
+        if move == self.game.pass_move:
+            return None
+        r = self.game.board.illegal_reason(move, color)
+        if r == "superko" and self.cfg.gtp.superko_play == "accept":
+            b = self.game.board.copy()
+            b.superko = False
+            r = b.illegal_reason(move, color)
+        return r
+
+    def is_legal(self, color, move):
+        """Whether :meth:`play` would accept ``move`` for ``color`` now."""
+        return self.illegal_reason(color, move) is None
+
+    def legal_moves(self, color):
+        """The board points :meth:`play` would accept for ``color`` now (pass,
+        always legal, is not listed)."""
+        b = self.game.board
+        moves = set(b.legal_moves(color))
+        if self.cfg.gtp.superko_play == "accept":
+            t = b.copy()
+            t.superko = False
+            moves.update(t.legal_moves(color))
+        return sorted(moves)
 
     def undo(self, n=1, message=None):
         """Take back ``n`` moves.  GameStateError (``message`` when given)

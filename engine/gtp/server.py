@@ -159,6 +159,10 @@ COMMAND_HELP = {
     "analyze": "analyze [COLOR] [INTERVAL] ...: as lz-analyze",
     "lz-genmove_analyze": "lz-genmove_analyze COLOR [INTERVAL]: info lines, then 'play V'",
     "genmove_analyze": "genmove_analyze COLOR [INTERVAL]: as lz-genmove_analyze",
+    "set_random_seed": "set_random_seed N: seed of the search and the estimates (0: a fresh one)",
+    "get_random_seed": "the random seed in use",
+    "is_legal": "is_legal COLOR VERTEX: 1 if play would accept it, else 0",
+    "all_legal": "all_legal COLOR: the vertices play would accept (pass not listed)",
     "help": "this list with a line each",
 }
 
@@ -533,6 +537,25 @@ class GtpServer:
 
     def cmd_gogui_interrupt(self, args):
         return ""
+
+    def cmd_is_legal(self, args):
+        self._nargs(args, 2, usage="is_legal COLOR VERTEX")
+        color = parse_color(args[0])
+        return "1" if self.player.is_legal(color, self.vertex(args[1])) else "0"
+
+    def cmd_all_legal(self, args):
+        self._nargs(args, 1, usage="all_legal COLOR")
+        return " ".join(self.vtx(p) for p in self.player.legal_moves(parse_color(args[0])))
+
+    # -- seeds (GNU Go; its twogtp.py writes get_random_seed into the SGF)
+    def cmd_set_random_seed(self, args):
+        self._nargs(args, 1, usage="set_random_seed N")
+        self.player.set_seed(parse_int(args[0], "seed", 0, 2**63 - 1))
+        return ""
+
+    def cmd_get_random_seed(self, args):
+        self._nargs(args, 0, usage="get_random_seed")
+        return str(self.player.seed)
 
     # -- time
     def cmd_time_settings(self, args):

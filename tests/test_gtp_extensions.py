@@ -1,0 +1,110 @@
+"""GTP extensions that front ends and match controllers of today send:
+seeds (GNU Go), legal moves (GNU Go, GoGui), the controller as the arbiter
+of superko, KataGo and Leela Zero parameters, KataGo's analysis, rules.
+
+Each reply is checked against the written format of the command's source
+(GNU Go's GTP docs, KataGo's docs/GTP_Extensions.md, Leela Zero's README and
+GTP.cpp, the KGS GTP page)."""
+import re
+
+import pytest
+
+from tests.test_gtp import fail, make_engine, ok, parse
+
+
+@pytest.fixture
+def eng():
+    return make_engine()
+
+
+# ------------------------------------------------------------------ seeds
+def _game(eng, moves=8):
+    ok(eng, "clear_board")
+    out = []
+    for i in range(moves):
+        out.append(ok(eng, f"genmove {'bw'[i % 2]}"))
+    return out
+
+
+def test_random_seed_replays_a_game_exactly():
+    eng = make_engine("search.early_stop=false", "search.seed=0")
+    ok(eng, "set_random_seed 12345")
+    assert ok(eng, "get_random_seed") == "12345"
+    first = _game(eng)
+    ok(eng, "set_random_seed 12345")
+    assert _game(eng) == first
+    # a fresh engine with the same seed plays the same game
+    other = make_engine("search.early_stop=false", "search.seed=0")
+    ok(other, "set_random_seed 12345")
+    assert _game(other) == first
+    assert eng.player.search().seed == 12345
+
+
+def test_random_seed_zero_draws_one_and_bad_seeds_fail(eng):
+    ok(eng, "set_random_seed 0")
+    seed = int(ok(eng, "get_random_seed"))
+    assert seed > 0 and eng.player.search().seed == seed
+    for line in ("set_random_seed", "set_random_seed -3", "set_random_seed x", "set_random_seed 1 2",
+                 "get_random_seed 4"):
+        fail(eng, line)
+    assert int(ok(eng, "get_random_seed")) == seed
+
+
+# ------------------------------------------------------------------ legal moves
+def test_is_legal_and_all_legal(eng):
+    ok(eng, "play b E5")
+    assert ok(eng, "is_legal w E5") == "0"
+    assert ok(eng, "is_legal w D5") == "1"
+    assert ok(eng, "is_legal b pass") == "1"
+    moves = ok(eng, "all_legal w").split()
+    assert len(moves) == 80 and "E5" not in moves and "pass" not in moves
+    assert all(re.fullmatch(r"[A-HJ][1-9]", m) for m in moves)
+    # suicide and ko
+    for line in ("play b A2", "play b B1"):
+        ok(eng, line)
+    assert ok(eng, "is_legal w A1") == "0"
+    assert "A1" not in ok(eng, "all_legal w").split()
+    for line in ("is_legal", "is_legal w", "is_legal x E5", "is_legal w Z9", "is_legal w E5 E6",
+                 "all_legal", "all_legal q", "all_legal b w"):
+        fail(eng, line)
+
+
+# ------------------------------------------------------------------ superko arbiter
+KO_SETUP = ["play b C3", "play w D3", "play b B2", "play w C2", "play b C1", "play w D1", "play w E2",
+            "play b D2",                  # black takes the ko
+            "play w pass", "play b pass"]
+
+
+def test_play_accepts_a_superko_repetition_from_the_controller(eng):
+    for line in KO_SETUP:
+        ok(eng, line)
+    before = eng.game.board.colors()
+    # white retakes: legal under simple ko (the passes cleared it), but it
+    # repeats the position before black's capture
+    assert eng.game.board.illegal_reason(eng.vertex("C2"), 2) == "superko"
+    assert ok(eng, "is_legal w C2") == "1"
+    assert "C2" in ok(eng, "all_legal w").split()
+    ok(eng, "play w C2")
+    assert eng.game.board.colors() != before
+    # the engine's own moves keep positional superko: black may not retake at
+    # once (simple ko) and the search's root forbids superko moves
+    assert ok(eng, "is_legal b D2") == "0"
+    mv = ok(eng, "genmove b")
+    assert mv != "D2"
+    ok(eng, "undo")
+    ok(eng, "undo")
+    # gogui-play_sequence follows the same rule
+    ok(eng, "gogui-play_sequence w C2")
+
+
+def test_superko_play_refuse_keeps_refusing(eng):
+    for line in KO_SETUP:
+        ok(eng, line)
+    ok(eng, "go-param gtp.superko_play refuse")
+    assert ok(eng, "is_legal w C2") == "0"
+    assert "C2" not in ok(eng, "all_legal w").split()
+    assert fail(eng, "play w C2") == "illegal move: C2 superko"
+    fail(eng, "gogui-play_sequence w C2")
+    fail(eng, "go-param gtp.superko_play sometimes")
+    ok(eng, "go-param gtp.superko_play accept")
+    ok(eng, "play w C2")
