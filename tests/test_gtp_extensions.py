@@ -108,3 +108,53 @@ def test_superko_play_refuse_keeps_refusing(eng):
     fail(eng, "go-param gtp.superko_play sometimes")
     ok(eng, "go-param gtp.superko_play accept")
     ok(eng, "play w C2")
+
+
+# ------------------------------------------------------------------ parameters
+def test_kata_params_map_onto_config_keys(eng):
+    ok(eng, "kata-set-param maxVisits 250")
+    assert eng.cfg.search.playouts == 250
+    assert ok(eng, "kata-get-param maxVisits") == "250"
+    ok(eng, "kata-set-param maxTime 2.5")
+    assert eng.cfg.search.seconds == 2.5 and ok(eng, "kata-get-param maxTime") == "2.5"
+    ok(eng, "kata-set-param ponderingEnabled true")
+    assert eng.player.ponder and ok(eng, "kata-get-param ponderingEnabled") == "true"
+    ok(eng, "kata-set-param ponderingEnabled false")
+    ok(eng, "kata-set-param search.c_puct 2")               # our own names too
+    assert eng.cfg.search.c_puct == 2.0 and ok(eng, "kata-get-param cpuctExploration") == "2"
+    names = ok(eng, "kata-list-params").split("\n")
+    assert "maxVisits" in names and "search.playouts" in names
+    assert "unsupported" in fail(eng, "kata-set-param playoutDoublingAdvantage 1.0")
+    assert "unknown parameter" in fail(eng, "kata-set-param noSuchThing 3")
+    for line in ("kata-set-param maxVisits -5", "kata-set-param maxVisits lots", "kata-set-param maxTime 1e9",
+                 "kata-set-param maxTime nan", "kata-set-param numSearchThreads 64", "kata-set-param",
+                 "kata-set-param maxVisits", "kata-get-param", "kata-get-param nope", "kata-list-params x",
+                 "kata-set-param search.tree oak"):
+        fail(eng, line)
+
+
+def test_lz_setoption_maps_leela_zero_options(eng):
+    ok(eng, "lz-setoption name Playouts value 500")
+    assert eng.cfg.search.playouts == 500
+    ok(eng, "lz-setoption name visits value 0")              # LZ: 0 = unlimited
+    assert eng.cfg.search.playouts == 10**9
+    ok(eng, "lz-setoption name Maximum Memory Use (MiB) value 16")
+    from engine.pool import BYTES_PER_NODE
+    assert eng.cfg.pool.pool_size == 16 * 2**20 // BYTES_PER_NODE
+    ok(eng, "lz-setoption name Lagbuffer value 150")
+    assert eng.cfg.time.safety_margin == 1.5
+    ok(eng, "lz-setoption name Resign Percentage value 10")
+    assert eng.cfg.search.resign_threshold == pytest.approx(0.1)
+    ok(eng, "lz-setoption name Resign Percentage value -1")
+    assert eng.cfg.search.resign_threshold == 0.0
+    ok(eng, "lz-setoption name pondering value false")
+    ok(eng, "lz-setoption name search.K value 0.5")
+    assert eng.cfg.search.K == 0.5
+    lines = ok(eng, "lz-setoption").split("\n")
+    assert all(re.fullmatch(r"option name [\w ()]+ type (spin|check) default \S+", ln) for ln in lines)
+    assert "unsupported" in fail(eng, "lz-setoption name Percentage of memory for cache value 10")
+    for line in ("lz-setoption name Playouts value -1", "lz-setoption name Playouts value x",
+                 "lz-setoption name Playouts", "lz-setoption Playouts 5", "lz-setoption name value 5",
+                 "lz-setoption name Bogus value 5", "lz-setoption name Resign Percentage value 70",
+                 "lz-setoption name Pondering value maybe", "lz-setoption name Lagbuffer value -3"):
+        fail(eng, line)

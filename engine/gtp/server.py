@@ -37,6 +37,7 @@ import threading
 from board_ext.board import BLACK, WHITE
 from engine import coords
 from engine.game import color_name, opponent, MAX_SIZE, MIN_SIZE
+from engine.gtp import params
 from engine.player import Player, PlayerError
 from engine.scoring import fmt_score
 
@@ -163,6 +164,10 @@ COMMAND_HELP = {
     "get_random_seed": "the random seed in use",
     "is_legal": "is_legal COLOR VERTEX: 1 if play would accept it, else 0",
     "all_legal": "all_legal COLOR: the vertices play would accept (pass not listed)",
+    "kata-set-param": "kata-set-param NAME VALUE: KataGo name (maxVisits, maxTime, ...) or table.key",
+    "kata-get-param": "kata-get-param NAME",
+    "kata-list-params": "the KataGo parameter names understood, then every table.key",
+    "lz-setoption": "lz-setoption name NAME value VALUE: Leela Zero option (Playouts, Visits, ...) or table.key",
     "help": "this list with a line each",
 }
 
@@ -672,6 +677,43 @@ class GtpServer:
         if "." not in key:
             raise GtpFail(f"unknown config key '{key}' (use table.key, e.g. search.playouts)")
         self.player.set_option(key, value)
+        return ""
+
+    # -- KataGo and Leela Zero parameters (engine/gtp/params.py)
+    def cmd_kata_set_param(self, args):
+        if len(args) < 2:
+            raise GtpFail("syntax error: kata-set-param NAME VALUE")
+        try:
+            params.set_param(self.player, params.KATA, args[0], " ".join(args[1:]))
+        except params.ParamError as e:
+            raise GtpFail(str(e)) from None
+        return ""
+
+    def cmd_kata_get_param(self, args):
+        self._nargs(args, 1, usage="kata-get-param NAME")
+        try:
+            return params.get_param(self.player, params.KATA, args[0])
+        except params.ParamError as e:
+            raise GtpFail(str(e)) from None
+
+    def cmd_kata_list_params(self, args):
+        self._nargs(args, 0, usage="kata-list-params")
+        return "\n".join(list(params.KATA) + [k for k, _v, _d in self.player.options()])
+
+    def cmd_lz_setoption(self, args):
+        if not args:
+            return "\n".join(params.lz_option_lines(self.player))
+        low = [a.lower() for a in args]
+        if low[0] != "name" or "value" not in low[1:] or len(args) < 4:
+            raise GtpFail("syntax error: lz-setoption name NAME value VALUE")
+        iv = len(low) - 1 - low[::-1].index("value")
+        name, value = " ".join(args[1:iv]), " ".join(args[iv + 1:])
+        if not name or not value:
+            raise GtpFail("syntax error: lz-setoption name NAME value VALUE")
+        try:
+            params.set_param(self.player, params.LZ, name, value)
+        except params.ParamError as e:
+            raise GtpFail(str(e)) from None
         return ""
 
     def cmd_go_param_page(self, args):
