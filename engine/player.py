@@ -480,7 +480,7 @@ class Player:
 
     # ================================================================ move generation
     def genmove(self, color, play=True, cleanup=False, on_info=None, info_interval=0.1,
-                budget=None):
+                budget=None, avoid=()):
         """Pick a move for ``color`` and play it when ``play``.  Returns the
         flat move (pass = size*size) or -1 for resign.
 
@@ -489,7 +489,8 @@ class Player:
         ``info_interval`` seconds while it thinks.  ``budget`` =
         (playouts, seconds) replaces the configured budget and the clock
         (None in either place: no bound of that kind).  :attr:`interrupt`
-        stops the search early."""
+        stops the search early.  ``avoid``: moves not to choose (the
+        analysis commands' avoid/allow; the search's root forbids them)."""
         game = self.game
         board = self._position(color)
         t0 = time.time()
@@ -505,6 +506,7 @@ class Player:
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
             s.set_position(board, game.komi)
+            self._avoid(s, avoid)
             if budget is not None:
                 playouts, secs = budget
             else:
@@ -526,7 +528,7 @@ class Player:
         if move is None:
             move = board.pass_move
         if move >= 0:
-            move = self._pass_safety(board, color, move, res, cleanup)
+            move = self._pass_safety(board, color, move, res, cleanup, avoid)
         elapsed = time.time() - t0
         self.last = dict(color=color, move=move, result=res, seconds=elapsed, source=source)
         log.info("%s %s %s (%s, %.2fs%s)", "genmove" if play else "reg_genmove", "BW"[color - 1],
@@ -557,7 +559,7 @@ class Player:
             return board.pass_move
         return best
 
-    def _pass_safety(self, board, color, move, res, cleanup):
+    def _pass_safety(self, board, color, move, res, cleanup, avoid=()):
         """Never pass into a loss under the dead-stone estimate while a
         non-pass move exists; in the cleanup phase, capture dead stones first."""
         if move != board.pass_move:
@@ -573,7 +575,7 @@ class Player:
         opp_dead = [p for p in est.dead if board.color_at(p) == opponent(color)]
         if mine > 0 and not (cleanup and opp_dead):
             return move
-        alts = self._non_pass_alternatives(board, color, res, est)
+        alts = [m for m in self._non_pass_alternatives(board, color, res, est) if m not in avoid]
         if cleanup and opp_dead and mine > 0:
             # prefer moves next to the dead stones (capturing them)
             near = set()
@@ -694,13 +696,41 @@ class Player:
         """The root analysis of the last search (none is run), or []."""
         return self._search.analysis() if self._search is not None else []
 
-    def analyze(self, color, on_info, interval):
+    def analyze(self, color, on_info, interval, avoid=()):
         """A :class:`Thinking` (not started yet) that searches the current
         position with ``color`` to move until it is stopped;
-        ``on_info(rows)`` every ``interval`` seconds."""
+        ``on_info(rows)`` every ``interval`` seconds.  ``avoid``: moves the
+        root may not play (see :meth:`_avoid`)."""
         s = self.search()
         s.set_position(self._position(color), self.game.komi)
+        self._avoid(s, avoid)
         return Thinking(s, "analyze", on_info, interval)      # started by the caller
+
+    def _avoid(self, s, avoid):
+        """Forbid ``avoid`` at the root of ``s`` (Search.set_root_avoid) for
+        this search only; a search without that method (root-parallel) is
+        not restricted, and the GTP layer still leaves the moves out of its
+        reports."""
+        if avoid:
+            fn = getattr(s, "set_root_avoid", None)
+            if fn is not None:
+                fn(sorted(avoid))
+            else:
+                log.warning("this search cannot avoid root moves; they are only left out of the report")
+
+    def score_stats(self, color, move=None, playouts=None, board=None):
+        """(ownership, mean score, score stdev) over playouts from ``board``
+        (default: the current position) with ``color`` to move, after
+        ``color`` plays ``move`` when given (engine.scoring.playout_stats;
+        black's view, komi included; ``gtp.score_playouts`` playouts by
+        default)."""
+        from engine.scoring import playout_stats
+        b = board.copy() if board is not None else self._position(color)
+        b.to_move = color
+        if move is not None:
+            b.superko = False
+            b.play(move, color)
+        return playout_stats(b, self.game.komi, playouts or self.cfg.gtp.score_playouts, seed=self.seed)
 
     def can_ponder(self):
         """Pondering is on and it is the opponent's turn after our move."""

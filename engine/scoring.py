@@ -96,3 +96,25 @@ class Estimate:
             if shared:
                 self.seki.extend(ch)
         self.score = area_score(size, colors, dead, komi)   # black - white - komi
+
+
+def playout_stats(board, komi, playouts, seed=1, policy="expert"):
+    """Mean final ownership per point (+1 black .. -1 white), mean and
+    standard deviation of the final score (black - white - komi) over
+    ``playouts`` playouts from ``board`` (its side to move first; the pass
+    count cleared, as in :class:`Estimate`).  For kata-analyze's scoreLead,
+    scoreStdev and ownership."""
+    from board_ext.playout import ownership
+    start = board.copy()
+    start.passes = 0
+    nn = board.size * board.size
+    acc = [0.0] * nn
+    s1 = s2 = 0.0
+    for i in range(playouts):
+        own, score = ownership(start, 1, policy=policy, seed=seed + 7919 * i, komi=komi)
+        acc = [a + o for a, o in zip(acc, own)]
+        s1 += score
+        s2 += score * score
+    mean = s1 / playouts
+    var = max(0.0, s2 / playouts - mean * mean)
+    return [a / playouts for a in acc], mean, var ** 0.5

@@ -158,3 +158,115 @@ def test_lz_setoption_maps_leela_zero_options(eng):
                  "lz-setoption name Bogus value 5", "lz-setoption name Resign Percentage value 70",
                  "lz-setoption name Pondering value maybe", "lz-setoption name Lagbuffer value -3"):
         fail(eng, line)
+
+
+# ------------------------------------------------------------------ analysis
+FLOAT = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+KATA_INFO_RE = re.compile(
+    rf"info move (\S+) visits (\d+) utility ({FLOAT}) winrate ({FLOAT}) scoreMean ({FLOAT}) "
+    rf"scoreStdev ({FLOAT}) scoreLead ({FLOAT}) prior ({FLOAT}) lcb ({FLOAT}) order (\d+) pv((?: \S+)+)")
+LZ_INFO_RE = re.compile(r"info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv((?: \S+)+)")
+
+
+def split_line(line):
+    """(info chunks, ownership values or None) of one analysis line."""
+    own = None
+    if " ownership " in f" {line} ":
+        line, _, tail = f" {line} ".partition(" ownership ")
+        own = [float(v) for v in tail.split()]
+    return [c.strip() for c in re.split(r"\s*(?=info move )", line) if c.strip()], own
+
+
+def check_kata_line(line, size=9, ownership=False):
+    chunks, own = split_line(line)
+    assert chunks
+    orders = []
+    for c in chunks:
+        m = KATA_INFO_RE.fullmatch(c)
+        assert m, c
+        wr, lead, mean, sd = float(m.group(4)), float(m.group(7)), float(m.group(5)), float(m.group(6))
+        assert 0 <= wr <= 1 and 0 <= float(m.group(8)) <= 1 and 0 <= float(m.group(9)) <= 1
+        assert float(m.group(3)) == pytest.approx(2 * wr - 1, abs=1e-5)
+        assert lead == mean and sd >= 0 and abs(lead) <= size * size + 100
+        orders.append(int(m.group(10)))
+    assert orders == list(range(len(orders)))
+    if ownership:
+        assert own is not None and len(own) == size * size and all(-1 <= v <= 1 for v in own)
+    else:
+        assert own is None
+    return [KATA_INFO_RE.fullmatch(c).group(1) for c in chunks], own
+
+
+def test_kata_analyze_streams_scores_and_ownership():
+    from tests.test_gtp import Proc
+    pr = Proc("gtp.score_playouts=20", "gtp.move_score_playouts=8")
+    try:
+        for line in ("boardsize 9", "play b E5", "play w C3", "play b G7"):
+            pr.send(line)
+            assert pr.reply() == ["="]
+        pr.send("kata-analyze w 10 ownership true")
+        pr.wait_for(lambda ls: sum(1 for x in ls if x and x.startswith("info")) >= 2)
+        pr.send("name")
+        out = pr.reply()
+        assert out[0] == "="
+        for line in out[1:]:
+            moves, own = check_kata_line(line, ownership=True)
+            assert "E5" not in moves
+        # White to move: ownership is White's view, so Black's stones are negative
+        assert own[(9 - 5) * 9 + 4] < 0                  # E5, row 5 from the top is index 4
+        assert pr.reply() == ["= gomcts"]
+        pr.send("kata-analyze b 5 maxmoves 2 avoid b D4,F4,D6,F6 1")
+        pr.wait_for(lambda ls: sum(1 for x in ls if x and x.startswith("info")) >= 2)
+        pr.send("protocol_version")
+        out = pr.reply()
+        assert out[0] == "=" and len(out) > 1
+        for line in out[1:]:
+            moves, _ = check_kata_line(line)
+            assert len(moves) <= 2 and not {"D4", "F4", "D6", "F6"} & set(moves)
+        assert pr.reply() == ["= 2"]
+        pr.send("lz-analyze b 5 allow b C7,D7 1 ownership true")
+        pr.wait_for(lambda ls: sum(1 for x in ls if x and x.startswith("info")) >= 2)
+        pr.send("name")
+        out = pr.reply()
+        for line in out[1:]:
+            chunks, own = split_line(line)
+            assert own is not None and len(own) == 81
+            for c in chunks:
+                m = LZ_INFO_RE.fullmatch(c)
+                assert m, c
+                assert m.group(1) in ("C7", "D7", "pass")
+        assert pr.reply() == ["= gomcts"]
+        for bad in ("kata-analyze b 10 ownership maybe", "kata-analyze b 10 bogus 1", "kata-analyze b 10 minmoves",
+                    "kata-analyze b 10 avoid b D4", "kata-analyze b 10 avoid b Z9 1", "kata-analyze b 10 avoid b D4 0",
+                    "lz-analyze b 10 avoid x D4 1", "lz-analyze b 10 allow b D4 1 avoid b E4 1",
+                    "kata-genmove_analyze", "kata-genmove_analyze 10"):
+            pr.send(bad)
+            got = pr.reply()
+            assert len(got) == 1 and got[0].startswith("? "), (bad, got)
+        pr.send("showboard")
+        assert pr.reply()[0].startswith("=")
+    finally:
+        pr.close()
+    assert pr.p.returncode == 0
+
+
+def test_kata_genmove_analyze_avoids_and_plays(eng):
+    ok(eng, "play b E5")
+    before = eng.game.move_number
+    out = eng.respond("kata-genmove_analyze w 10 ownership true avoid w D4,D5,D6,E4,E6,F4,F5,F6 1")
+    assert out.endswith("\n\n")
+    lines = out[:-2].split("\n")
+    assert lines[0] == "="
+    m = re.fullmatch(r"play ([A-HJ]\d|pass|resign)", lines[-1])
+    assert m and m.group(1) not in ("D4", "D5", "D6", "E4", "E6", "F4", "F5", "F6")
+    assert eng.game.move_number == before + 1
+    for line in lines[1:-1]:
+        moves, _own = check_kata_line(line, ownership=True)
+        assert not {"D4", "D6", "F4", "F6"} & set(moves)
+    # the avoided moves were never searched at the root
+    searched = {eng.vtx(r["move"]) for r in eng.player.search().analysis() if r["visits"] > 0}
+    assert not {"D4", "D5", "D6", "E4", "E6", "F4", "F5", "F6"} & searched
+    # a later plain genmove is not restricted any more
+    ok(eng, "undo")
+    ok(eng, "genmove w")
+    assert eng.player.search().tree is not None

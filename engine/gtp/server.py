@@ -156,10 +156,13 @@ COMMAND_HELP = {
     "go-gfx_ownership": "gfx: playout ownership",
     "go-gfx_pv": "gfx: principal variation",
     "go-ownership": "dboard: playout ownership (-1 white .. +1 black)",
-    "lz-analyze": "lz-analyze [COLOR] [INTERVAL] [minmoves N] [maxmoves N]: streams info lines",
+    "lz-analyze": "lz-analyze [COLOR] [INTERVAL] [minmoves N] [maxmoves N] [avoid|allow C V,.. N] "
+                  "[ownership true]: streams info lines",
     "analyze": "analyze [COLOR] [INTERVAL] ...: as lz-analyze",
-    "lz-genmove_analyze": "lz-genmove_analyze COLOR [INTERVAL]: info lines, then 'play V'",
+    "lz-genmove_analyze": "lz-genmove_analyze COLOR [INTERVAL] [options]: info lines, then 'play V'",
     "genmove_analyze": "genmove_analyze COLOR [INTERVAL]: as lz-genmove_analyze",
+    "kata-analyze": "kata-analyze [COLOR] [INTERVAL] [ownership true] ...: KataGo's info lines (scores, ownership)",
+    "kata-genmove_analyze": "kata-genmove_analyze COLOR [INTERVAL] ...: kata-analyze lines, then 'play V'",
     "set_random_seed": "set_random_seed N: seed of the search and the estimates (0: a fresh one)",
     "get_random_seed": "the random seed in use",
     "is_legal": "is_legal COLOR VERTEX: 1 if play would accept it, else 0",
@@ -339,25 +342,45 @@ class GtpServer:
             raise GtpFail(f"syntax error: {usage}" if usage else "wrong number of arguments")
 
     # ---------------------------------------------------------- analysis lines
-    def _info_line(self, rows, minmoves=0, maxmoves=0):
+    def _info_line(self, rows, opts):
+        """One analysis line: an ``info`` group per candidate (Leela Zero's
+        integer format, or KataGo's float format with score fields when
+        ``opts['kata']``), then `` ownership ...`` when asked (KataGo puts it
+        on the same line, after the infos).  Avoided moves are left out."""
+        minmoves, maxmoves = opts.get("minmoves", 0), opts.get("maxmoves", 0)
+        avoid = opts.get("avoid") or ()
+        kata = opts.get("kata", False)
+        scores = opts.get("scores")
         parts = []
-        for order, r in enumerate(rows):
+        fresh = 0
+        for r in rows:
             if maxmoves and len(parts) >= maxmoves:
                 break
+            if r["move"] in avoid:
+                continue
             if r.get("visits", 0) <= 0 and len(parts) >= minmoves:
                 continue
-            pv = [self.vtx(m) for m in (r.get("pv") or [r["move"]])]
-            parts.append(
-                "info move {} visits {} winrate {} prior {} lcb {} order {} pv {}".format(
-                    self.vtx(r["move"]), int(r.get("visits", 0)), _permyriad(r.get("winrate", 0.5)),
-                    _permyriad(r.get("prior", 0.0)), _permyriad(r.get("lcb", r.get("winrate", 0.5))),
-                    order, " ".join(pv)))
+            pv = " ".join(self.vtx(m) for m in (r.get("pv") or [r["move"]]))
+            mv, visits, order = self.vtx(r["move"]), int(r.get("visits", 0)), len(parts)
+            wr = min(1.0, max(0.0, float(r.get("winrate", 0.5))))
+            lcb = min(1.0, max(0.0, float(r.get("lcb", wr))))
+            prior = min(1.0, max(0.0, float(r.get("prior", 0.0))))
+            if kata:
+                lead, sd, new = scores.move(r["move"], allow_new=fresh < _SCORED_PER_LINE)
+                fresh += new
+                parts.append(f"info move {mv} visits {visits} utility {2 * wr - 1:.6g} winrate {wr:.6g} "
+                             f"scoreMean {lead:.6g} scoreStdev {sd:.6g} scoreLead {lead:.6g} "
+                             f"prior {prior:.6g} lcb {lcb:.6g} order {order} pv {pv}")
+            else:
+                parts.append(f"info move {mv} visits {visits} winrate {_permyriad(wr)} "
+                             f"prior {_permyriad(prior)} lcb {_permyriad(lcb)} order {order} pv {pv}")
+        if opts.get("ownership") and scores is not None:
+            parts.append("ownership " + " ".join(f"{round(v, 4) or 0.0:g}" for v in scores.ownership_rows()))
         return " ".join(parts)
 
     def _emit_info(self, rows, opts):
-        opts = opts or {}
         try:
-            line = self._info_line(rows, opts.get("minmoves", 0), opts.get("maxmoves", 0))
+            line = self._info_line(rows, opts or {})
         except Exception:
             log.exception("analysis line failed")
             return
@@ -373,10 +396,18 @@ class GtpServer:
             return
         self._emit_info(rows, opts)
 
-    def _parse_analyze_args(self, args, need_color):
+    def _parse_analyze_args(self, args, need_color, kata=False):
+        """[COLOR] [INTERVAL] then key/value pairs: interval CS, minmoves N,
+        maxmoves N, ownership true|false, avoid COLOR V[,V...] UNTIL, allow
+        COLOR V[,V...] UNTIL (Leela Zero's and KataGo's analyze options).
+        Returns (color, interval in seconds, opts); opts['avoid'] is the set
+        of root moves to leave out (avoid and allow entries of the colour to
+        move, with UNTIL >= 1: the root is the first move)."""
         color = self.game.to_move
         interval = 10
-        opts = {"minmoves": 0, "maxmoves": 0}
+        opts = {"minmoves": 0, "maxmoves": 0, "ownership": False, "kata": kata, "avoid": set()}
+        avoid = {BLACK: set(), WHITE: set()}
+        allow = {BLACK: None, WHITE: None}
         i = 0
         if i < len(args) and args[i].lower() in ("b", "w", "black", "white"):
             color = parse_color(args[i])
@@ -388,6 +419,18 @@ class GtpServer:
             i += 1
         while i < len(args):
             key = args[i].lower()
+            if key in ("avoid", "allow"):
+                if i + 3 >= len(args):
+                    raise GtpFail(f"syntax error: {key} COLOR VERTEX[,VERTEX...] UNTIL_MOVES")
+                c = parse_color(args[i + 1])
+                moves = self._vertex_list(args[i + 2])
+                parse_int(args[i + 3], f"{key} until-moves", 1)
+                if key == "avoid":
+                    avoid[c].update(moves)
+                else:
+                    allow[c] = (allow[c] or set()) | set(moves)
+                i += 4
+                continue
             if i + 1 >= len(args):
                 raise GtpFail(f"syntax error: '{key}' needs a value")
             val = args[i + 1]
@@ -395,15 +438,54 @@ class GtpServer:
                 interval = parse_int(val, "interval", 0)
             elif key in ("minmoves", "maxmoves"):
                 opts[key] = parse_int(val, key, 0)
+            elif key == "ownership":
+                if val.lower() not in ("true", "false"):
+                    raise GtpFail(f"syntax error: ownership true|false, not '{val}'")
+                opts["ownership"] = val.lower() == "true"
             else:
                 raise GtpFail(f"unsupported analyze option '{args[i]}'")
             i += 2
+        nn = self.game.pass_move
+        for c in (BLACK, WHITE):
+            if allow[c] is not None and any(m != nn for m in avoid[c]):
+                raise GtpFail("allow and avoid of board points cannot be combined for one colour")
+        root = set(avoid[color])
+        if allow[color] is not None:
+            root |= {p for p in range(nn) if p not in allow[color]}
+        opts["avoid"] = root
         return color, max(interval, INFO_MIN_INTERVAL_CS) / 100.0, opts
 
+    def _vertex_list(self, text):
+        """``D4,Q16`` or ranges ``A1:C3`` (Leela Zero) as flat points."""
+        out = []
+        for part in text.split(","):
+            if not part:
+                raise GtpFail(f"syntax error: empty vertex in '{text}'")
+            if ":" in part:
+                lo, _, hi = part.partition(":")
+                a, b = self.vertex(lo), self.vertex(hi)
+                nn = self.game.pass_move
+                if nn in (a, b):
+                    raise GtpFail(f"syntax error: pass in a vertex range '{part}'")
+                n = self.size
+                for y in range(min(a, b) // n, max(a, b) // n + 1):
+                    for x in range(min(a % n, b % n), max(a % n, b % n) + 1):
+                        out.append(y * n + x)
+            else:
+                out.append(self.vertex(part))
+        return out
+
+    def _with_scores(self, color, opts):
+        if opts["kata"] or opts["ownership"]:
+            opts["scores"] = _Scores(self.player, color, self.size)
+        return opts
+
     def _stream_analysis(self, color, interval, opts):
-        """lz-analyze/analyze: '=' then info lines every interval until the
-        next input line, then the closing blank line."""
-        thinking = self.player.analyze(color, lambda rows: self._emit_info(rows, opts), interval)
+        """lz-analyze/analyze/kata-analyze: '=' then info lines every
+        interval until the next input line, then the closing blank line."""
+        self._with_scores(color, opts)
+        thinking = self.player.analyze(color, lambda rows: self._emit_info(rows, opts), interval,
+                                       avoid=opts["avoid"])
         self._write(f"={self._cid}\n")
         self._streamed = True
         if self._sync:
@@ -829,7 +911,7 @@ class GtpServer:
             color = opponent(color)
         return "VAR " + " ".join(seq)
 
-    # -- analysis (Leela Zero format)
+    # -- analysis (Leela Zero and KataGo formats)
     def cmd_lz_analyze(self, args):
         color, interval, opts = self._parse_analyze_args(args, need_color=False)
         self._stream_analysis(color, interval, opts)
@@ -837,17 +919,23 @@ class GtpServer:
     def cmd_analyze(self, args):
         return self.cmd_lz_analyze(args)
 
-    def cmd_lz_genmove_analyze(self, args):
+    def cmd_kata_analyze(self, args):
+        color, interval, opts = self._parse_analyze_args(args, need_color=False, kata=True)
+        self._stream_analysis(color, interval, opts)
+
+    def _genmove_analyze(self, args, kata):
+        name = "kata-genmove_analyze" if kata else "lz-genmove_analyze"
         if not args:
-            raise GtpFail("syntax error: lz-genmove_analyze COLOR [INTERVAL]")
-        color, interval, opts = self._parse_analyze_args(args, need_color=True)
+            raise GtpFail(f"syntax error: {name} COLOR [INTERVAL] [KEY VALUE ...]")
+        color, interval, opts = self._parse_analyze_args(args, need_color=True, kata=kata)
+        self._with_scores(color, opts)
         self._write(f"={self._cid}\n")
         self._streamed = True
         try:
-            move = self.player.genmove(color, play=True, on_info=lambda rows: self._emit_info(rows, None),
-                                       info_interval=interval)
+            move = self.player.genmove(color, play=True, on_info=lambda rows: self._emit_info(rows, opts),
+                                       info_interval=interval, avoid=opts["avoid"])
         except (GtpFail, PlayerError) as e:
-            log.error("genmove_analyze failed: %s", e)
+            log.error("%s failed: %s", name, e)
             move = None
         if move is not None:
             p = self.player
@@ -856,8 +944,64 @@ class GtpServer:
             self._write(f"play {self.vtx(move)}\n")
         self._write("\n")
 
+    def cmd_lz_genmove_analyze(self, args):
+        self._genmove_analyze(args, kata=False)
+
     def cmd_genmove_analyze(self, args):
-        return self.cmd_lz_genmove_analyze(args)
+        self._genmove_analyze(args, kata=False)
+
+    def cmd_kata_genmove_analyze(self, args):
+        self._genmove_analyze(args, kata=True)
+
+
+_SCORED_PER_LINE = 8     # candidates whose own score playouts may run for one info line
+
+
+class _Scores:
+    """Score fields and ownership of one analysis (kata-analyze,
+    ``ownership true``), from dedicated playouts (engine.player's
+    :meth:`score_stats`), from the point of view of ``color``: the root's
+    over ``gtp.score_playouts`` playouts, each candidate's over
+    ``gtp.move_score_playouts`` playouts after it, computed once per move
+    (the position does not change during an analysis) and at most
+    :data:`_SCORED_PER_LINE` new moves per line; a candidate still waiting
+    for its playouts shows the root's values."""
+
+    def __init__(self, player, color, size):
+        self.player, self.color, self.size = player, color, size
+        self.sign = 1.0 if color == BLACK else -1.0
+        self.board = player.game.board.copy()      # the analysed position (genmove plays on)
+        self._root = None
+        self._moves = {}
+
+    def root(self):
+        if self._root is None:
+            own, mean, sd = self.player.score_stats(self.color, board=self.board)
+            self._root = ([self.sign * v for v in own], self.sign * mean, sd)
+        return self._root
+
+    def move(self, m, allow_new=True):
+        """(lead, stdev, computed now) for candidate ``m``."""
+        got = self._moves.get(m)
+        if got is not None:
+            return got[0], got[1], False
+        if not allow_new:
+            r = self.root()
+            return r[1], r[2], False
+        try:
+            _own, mean, sd = self.player.score_stats(
+                self.color, m, self.player.cfg.gtp.move_score_playouts, board=self.board)
+        except Exception:
+            log.exception("score playouts after %s failed", m)
+            r = self.root()
+            return r[1], r[2], False
+        self._moves[m] = (self.sign * mean, sd)
+        return self.sign * mean, sd, True
+
+    def ownership_rows(self):
+        """size*size values, top row (A19 on 19x19) first, left to right."""
+        own, n = self.root()[0], self.size
+        return [own[y * n + x] for y in range(n - 1, -1, -1) for x in range(n)]
 
 
 def _permyriad(x):
