@@ -270,3 +270,13 @@ def test_kata_genmove_analyze_avoids_and_plays(eng):
     ok(eng, "undo")
     ok(eng, "genmove w")
     assert eng.player.search().tree is not None
+
+
+def test_docs_list_every_command_with_its_source():
+    import os
+    from engine.gtp.server import COMMAND_HELP
+    text = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "GTP.md"),
+                encoding="utf-8").read()
+    for name in COMMAND_HELP:
+        assert re.search(rf"`{re.escape(name)}[ `]", text), f"docs/GTP.md does not list {name}"
+    assert "Rectangular boards" in text
