@@ -759,8 +759,21 @@ class Player:
         return Estimate(board, self.game.komi, self.cfg.gtp.score_playouts, seed=self.seed)
 
     def final_score(self):
-        """Black's area score minus White's and komi, dead stones estimated."""
-        return self.estimate().score
+        """Black's score minus White's and komi, dead stones estimated:
+        area scoring, or territory scoring (prisoners, no points in seki)
+        when ``gtp.rules`` is japanese."""
+        est = self.estimate()
+        if self.cfg.gtp.rules == "japanese":
+            from engine.scoring import territory_score
+            b = self.game.board
+            return territory_score(self.size, b.colors(), est.dead, est.seki,
+                                   {BLACK: b.captures(BLACK), WHITE: b.captures(WHITE)}, self.game.komi)
+        return est.score
+
+    def set_rules(self, rules):
+        """kgs-rules / kata-set-rules: one of chinese, aga, new_zealand,
+        japanese (gtp.rules).  Only the reported score follows them."""
+        self.set_option("gtp.rules", rules)
 
     def final_status(self, kind):
         """The points of stones with status ``kind`` (dead, alive, seki), sorted."""

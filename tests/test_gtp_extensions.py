@@ -280,3 +280,25 @@ def test_docs_list_every_command_with_its_source():
     for name in COMMAND_HELP:
         assert re.search(rf"`{re.escape(name)}[ `]", text), f"docs/GTP.md does not list {name}"
     assert "Rectangular boards" in text
+
+
+# ------------------------------------------------------------------ rules
+def test_rules_commands(eng):
+    import json
+    assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "AREA"
+    ok(eng, "kgs-rules japanese")
+    assert eng.cfg.gtp.rules == "japanese"
+    got = json.loads(ok(eng, "kata-get-rules"))
+    assert got["scoring"] == "TERRITORY" and got["tax"] == "SEKI"
+    ok(eng, "kata-set-rules new-zealand")
+    assert eng.cfg.gtp.rules == "new_zealand"
+    ok(eng, "kata-set-rules korean")
+    assert eng.cfg.gtp.rules == "japanese"
+    ok(eng, "kgs-rules chinese")
+    for line in ("kgs-rules", "kgs-rules ing", "kgs-rules chinese japanese", "kata-set-rules tromp-taylor",
+                 'kata-set-rules {"ko":"SIMPLE"}', "kata-set-rules", "kata-get-rules x",
+                 "go-param gtp.rules ing"):
+        fail(eng, line)
+    assert eng.cfg.gtp.rules == "chinese"
+    ok(eng, "play b E5")
+    assert ok(eng, "kgs-game_over") == ""

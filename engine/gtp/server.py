@@ -171,6 +171,10 @@ COMMAND_HELP = {
     "kata-get-param": "kata-get-param NAME",
     "kata-list-params": "the KataGo parameter names understood, then every table.key",
     "lz-setoption": "lz-setoption name NAME value VALUE: Leela Zero option (Playouts, Visits, ...) or table.key",
+    "kgs-rules": "kgs-rules chinese|aga|new_zealand|japanese",
+    "kata-set-rules": "kata-set-rules NAME: chinese, chinese-kgs, chinese-ogs, aga, bga, new-zealand, japanese, korean",
+    "kata-get-rules": "the rules in force, as KataGo's JSON",
+    "kgs-game_over": "the game is over (KGS): stop pondering",
     "help": "this list with a line each",
 }
 
@@ -679,6 +683,35 @@ class GtpServer:
             raise GtpFail(f"syntax error: unknown status '{args[0]}' (dead, alive, seki)")
         return " ".join(self.vtx(p) for p in self.player.final_status(what))
 
+    # -- rules (KGS, KataGo)
+    def cmd_kgs_rules(self, args):
+        self._nargs(args, 1, usage="kgs-rules chinese|aga|new_zealand|japanese")
+        name = args[0].lower()
+        if name not in ("chinese", "aga", "new_zealand", "japanese"):
+            raise GtpFail(f"unknown rules '{args[0]}' (chinese, aga, new_zealand, japanese)")
+        self.player.set_rules(name)
+        return ""
+
+    def cmd_kata_set_rules(self, args):
+        if len(args) != 1:
+            raise GtpFail("syntax error: kata-set-rules NAME (JSON rules are not supported)")
+        name = _KATA_RULES.get(args[0].lower())
+        if name is None:
+            raise GtpFail(f"unknown or unsupported rules '{args[0]}' ({', '.join(_KATA_RULES)})")
+        self.player.set_rules(name)
+        return ""
+
+    def cmd_kata_get_rules(self, args):
+        self._nargs(args, 0, usage="kata-get-rules")
+        r = self.cfg.gtp.rules
+        jp = r == "japanese"
+        return ('{"hasButton":false,"ko":"POSITIONAL","scoring":"%s","suicide":false,"tax":"%s",'
+                '"whiteHandicapBonus":"0"}' % ("TERRITORY" if jp else "AREA", "SEKI" if jp else "NONE"))
+
+    def cmd_kgs_game_over(self, args):
+        self.player.color = None          # nothing to ponder on
+        return ""
+
     # -- SGF
     def cmd_loadsgf(self, args):
         self._nargs(args, 1, 2, usage="loadsgf FILE [MOVE_NUMBER]")
@@ -953,6 +986,11 @@ class GtpServer:
     def cmd_kata_genmove_analyze(self, args):
         self._genmove_analyze(args, kata=True)
 
+
+# kata-set-rules names (KataGo's shorthands) -> gtp.rules
+_KATA_RULES = {"chinese": "chinese", "chinese-kgs": "chinese", "chinese-ogs": "chinese", "aga": "aga",
+               "bga": "aga", "new-zealand": "new_zealand", "new_zealand": "new_zealand",
+               "japanese": "japanese", "korean": "japanese"}
 
 _SCORED_PER_LINE = 8     # candidates whose own score playouts may run for one info line
 
