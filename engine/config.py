@@ -163,6 +163,14 @@ class GtpConfig:
     ponder: bool = _f(False, doc="think on the opponent's time")
     log_file: str = _f("", doc="log to this file instead of stderr")
     score_playouts: int = _f(400, 1, 10**6, doc="playouts for dead-stone estimates")
+    rules: str = _f("chinese", choices=("chinese", "aga", "new_zealand", "japanese"),
+                    doc="rules of final_score: area scoring, or territory scoring for japanese (the search "
+                        "always aims at the area count)")
+    superko_play: str = _f("accept", choices=("accept", "refuse"),
+                           doc="play (the opponent's move): accept a move legal under simple ko that repeats "
+                               "an earlier position (logged), or refuse it; the engine's own moves obey superko")
+    move_score_playouts: int = _f(64, 1, 10**6, doc="playouts after each candidate move for kata-analyze's "
+                                  "scoreLead and scoreStdev")
 
 
 @dataclass(frozen=True)

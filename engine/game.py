@@ -147,16 +147,25 @@ class Game:
         return not b.stones(BLACK) and not b.stones(WHITE)
 
     # ----------------------------------------------------------- changes
-    def play(self, color, move, comment=None):
+    def play(self, color, move, comment=None, superko=True):
         """Play ``move`` (flat point or pass) for ``color``, whoever is to
         move (consecutive same-colour moves are allowed). Raises IllegalMove;
-        the game is unchanged then."""
+        the game is unchanged then.  ``superko=False`` checks this one move
+        under simple ko only (a controller's move that repeats an earlier
+        position); later moves obey the game's rule again."""
         if color not in (BLACK, WHITE):
             raise GameError(f"colour must be BLACK (1) or WHITE (2), not {color!r}")
         b = self.board.copy()
         if b.to_move != color:
             b.to_move = color
-        b.play(move, color)              # raises IllegalMove, b is thrown away
+        if superko:
+            b.play(move, color)          # raises IllegalMove, b is thrown away
+        else:
+            b.superko = False
+            try:
+                b.play(move, color)
+            finally:
+                b.superko = self.superko
         self.boards.append(b)
         self.history.append(Entry("move", color, move, comment=comment))
         self.result = None

@@ -81,6 +81,10 @@ class NoNetError(PlayerError):
     """net.required is set and no net fits the board size."""
 
 
+def _clock_seed():
+    return int(time.time() * 1000) & 0x7FFFFFFF
+
+
 def _vtx(move, size):
     """A point's name in messages and logs (GTP spelling, as users see it)."""
     if move is None or move < 0:
@@ -176,7 +180,7 @@ class Player:
         self.last = None                 # info about the last generated move
         self.color = None                # colour of the last genmove (our side, for pondering)
         self._time_left_seen = set()
-        self.seed = self.cfg.search.seed or (int(time.time() * 1000) & 0x7FFFFFFF)
+        self.seed = self.cfg.search.seed or _clock_seed()
 
     @property
     def size(self):
@@ -191,13 +195,32 @@ class Player:
         if self._search is not None and self._search_size != self.size and self._size_bound:
             self._search = None
         if self._search is None:
+            cfg = self._search_cfg()
             if self._search_factory is not None:
-                self._search = self._search_factory(self.cfg)
+                self._search = self._search_factory(cfg)
                 self._size_bound = False
             else:
-                self._search, self._size_bound = build_search(self.cfg, self.size, self.evaluator)
+                self._search, self._size_bound = build_search(cfg, self.size, self.evaluator)
             self._search_size = self.size
         return self._search
+
+    def _search_cfg(self):
+        """The config the search is built with: ``search.seed`` is the
+        Player's seed, so the search and the dead-stone estimates share the
+        one seed that ``get_random_seed`` reports."""
+        if self.cfg.search.seed == self.seed:
+            return self.cfg
+        return configmod.replace(self.cfg, **{"search.seed": self.seed})
+
+    def set_seed(self, seed):
+        """The random seed of the search and of the dead-stone estimates (0:
+        a fresh one from the clock).  With early stop off and a budget in
+        playouts only, a game replays exactly from the same seed."""
+        seed = int(seed)
+        if seed == 0:
+            seed = _clock_seed()
+        self.set_option("search.seed", seed)
+        self._drop_tree()
 
     @property
     def search_built(self):
@@ -299,21 +322,61 @@ class Player:
         self.game.komi = float(komi)
 
     def play(self, color, move):
-        """Play ``move`` (flat point; size*size = pass) for ``color``."""
+        """Play ``move`` (flat point; size*size = pass) for ``color``: a
+        move the controller reports.  The controller is the arbiter: with
+        ``gtp.superko_play = accept`` a move legal under simple ko that only
+        repeats an earlier position is played (and logged), since
+        controllers such as gomill and GNU Go's twogtp check simple ko only;
+        the engine's own moves (genmove) always obey positional superko."""
+        self._play_reported(self.game, color, move)
+
+    def _play_reported(self, game, color, move):
         try:
-            self.game.play(color, move)
+            game.play(color, move)
         except IllegalMove as e:
+            if e.reason == "superko" and self.cfg.gtp.superko_play == "accept":
+                try:
+                    game.play(color, move, superko=False)
+                except IllegalMove as e2:
+                    raise IllegalMoveError(f"illegal move: {self.vtx(move)} {e2.reason}") from None
+                log.warning("accepted %s %s: it repeats an earlier position (positional superko; "
+                            "gtp.superko_play = accept)", "BW"[color - 1], self.vtx(move))
+                return
             raise IllegalMoveError(f"illegal move: {self.vtx(move)} {e.reason}") from None
 
     def play_sequence(self, pairs):
-        """Play (color, move) pairs: all of them or none."""
+        """Play (color, move) pairs: all of them or none (each as :meth:`play`)."""
         trial = self.game.copy()
         for c, m in pairs:
-            try:
-                trial.play(c, m)
-            except IllegalMove as e:
-                raise IllegalMoveError(f"illegal move: {self.vtx(m)} {e.reason}") from None
+            self._play_reported(trial, c, m)
         self.game = trial
+
+    def illegal_reason(self, color, move):
+        """None if :meth:`play` would accept ``move`` for ``color`` now, else
+        the reason (occupied, suicide, ko, superko)."""
+        if move == self.game.pass_move:
+            return None
+        r = self.game.board.illegal_reason(move, color)
+        if r == "superko" and self.cfg.gtp.superko_play == "accept":
+            b = self.game.board.copy()
+            b.superko = False
+            r = b.illegal_reason(move, color)
+        return r
+
+    def is_legal(self, color, move):
+        """Whether :meth:`play` would accept ``move`` for ``color`` now."""
+        return self.illegal_reason(color, move) is None
+
+    def legal_moves(self, color):
+        """The board points :meth:`play` would accept for ``color`` now (pass,
+        always legal, is not listed)."""
+        b = self.game.board
+        moves = set(b.legal_moves(color))
+        if self.cfg.gtp.superko_play == "accept":
+            t = b.copy()
+            t.superko = False
+            moves.update(t.legal_moves(color))
+        return sorted(moves)
 
     def undo(self, n=1, message=None):
         """Take back ``n`` moves.  GameStateError (``message`` when given)
@@ -417,7 +480,7 @@ class Player:
 
     # ================================================================ move generation
     def genmove(self, color, play=True, cleanup=False, on_info=None, info_interval=0.1,
-                budget=None):
+                budget=None, avoid=()):
         """Pick a move for ``color`` and play it when ``play``.  Returns the
         flat move (pass = size*size) or -1 for resign.
 
@@ -426,7 +489,8 @@ class Player:
         ``info_interval`` seconds while it thinks.  ``budget`` =
         (playouts, seconds) replaces the configured budget and the clock
         (None in either place: no bound of that kind).  :attr:`interrupt`
-        stops the search early."""
+        stops the search early.  ``avoid``: moves not to choose (the
+        analysis commands' avoid/allow; the search's root forbids them)."""
         game = self.game
         board = self._position(color)
         t0 = time.time()
@@ -442,6 +506,7 @@ class Player:
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
             s.set_position(board, game.komi)
+            self._avoid(s, avoid)
             if budget is not None:
                 playouts, secs = budget
             else:
@@ -463,7 +528,7 @@ class Player:
         if move is None:
             move = board.pass_move
         if move >= 0:
-            move = self._pass_safety(board, color, move, res, cleanup)
+            move = self._pass_safety(board, color, move, res, cleanup, avoid)
         elapsed = time.time() - t0
         self.last = dict(color=color, move=move, result=res, seconds=elapsed, source=source)
         log.info("%s %s %s (%s, %.2fs%s)", "genmove" if play else "reg_genmove", "BW"[color - 1],
@@ -494,7 +559,7 @@ class Player:
             return board.pass_move
         return best
 
-    def _pass_safety(self, board, color, move, res, cleanup):
+    def _pass_safety(self, board, color, move, res, cleanup, avoid=()):
         """Never pass into a loss under the dead-stone estimate while a
         non-pass move exists; in the cleanup phase, capture dead stones first."""
         if move != board.pass_move:
@@ -510,7 +575,7 @@ class Player:
         opp_dead = [p for p in est.dead if board.color_at(p) == opponent(color)]
         if mine > 0 and not (cleanup and opp_dead):
             return move
-        alts = self._non_pass_alternatives(board, color, res, est)
+        alts = [m for m in self._non_pass_alternatives(board, color, res, est) if m not in avoid]
         if cleanup and opp_dead and mine > 0:
             # prefer moves next to the dead stones (capturing them)
             near = set()
@@ -631,13 +696,41 @@ class Player:
         """The root analysis of the last search (none is run), or []."""
         return self._search.analysis() if self._search is not None else []
 
-    def analyze(self, color, on_info, interval):
+    def analyze(self, color, on_info, interval, avoid=()):
         """A :class:`Thinking` (not started yet) that searches the current
         position with ``color`` to move until it is stopped;
-        ``on_info(rows)`` every ``interval`` seconds."""
+        ``on_info(rows)`` every ``interval`` seconds.  ``avoid``: moves the
+        root may not play (see :meth:`_avoid`)."""
         s = self.search()
         s.set_position(self._position(color), self.game.komi)
+        self._avoid(s, avoid)
         return Thinking(s, "analyze", on_info, interval)      # started by the caller
+
+    def _avoid(self, s, avoid):
+        """Forbid ``avoid`` at the root of ``s`` (Search.set_root_avoid) for
+        this search only; a search without that method (root-parallel) is
+        not restricted, and the GTP layer still leaves the moves out of its
+        reports."""
+        if avoid:
+            fn = getattr(s, "set_root_avoid", None)
+            if fn is not None:
+                fn(sorted(avoid))
+            else:
+                log.warning("this search cannot avoid root moves; they are only left out of the report")
+
+    def score_stats(self, color, move=None, playouts=None, board=None):
+        """(ownership, mean score, score stdev) over playouts from ``board``
+        (default: the current position) with ``color`` to move, after
+        ``color`` plays ``move`` when given (engine.scoring.playout_stats;
+        black's view, komi included; ``gtp.score_playouts`` playouts by
+        default)."""
+        from engine.scoring import playout_stats
+        b = board.copy() if board is not None else self._position(color)
+        b.to_move = color
+        if move is not None:
+            b.superko = False
+            b.play(move, color)
+        return playout_stats(b, self.game.komi, playouts or self.cfg.gtp.score_playouts, seed=self.seed)
 
     def can_ponder(self):
         """Pondering is on and it is the opponent's turn after our move."""
@@ -666,8 +759,21 @@ class Player:
         return Estimate(board, self.game.komi, self.cfg.gtp.score_playouts, seed=self.seed)
 
     def final_score(self):
-        """Black's area score minus White's and komi, dead stones estimated."""
-        return self.estimate().score
+        """Black's score minus White's and komi, dead stones estimated:
+        area scoring, or territory scoring (prisoners, no points in seki)
+        when ``gtp.rules`` is japanese."""
+        est = self.estimate()
+        if self.cfg.gtp.rules == "japanese":
+            from engine.scoring import territory_score
+            b = self.game.board
+            return territory_score(self.size, b.colors(), est.dead, est.seki,
+                                   {BLACK: b.captures(BLACK), WHITE: b.captures(WHITE)}, self.game.komi)
+        return est.score
+
+    def set_rules(self, rules):
+        """kgs-rules / kata-set-rules: one of chinese, aga, new_zealand,
+        japanese (gtp.rules).  Only the reported score follows them."""
+        self.set_option("gtp.rules", rules)
 
     def final_status(self, kind):
         """The points of stones with status ``kind`` (dead, alive, seki), sorted."""

@@ -1,5 +1,5 @@
-"""Scoring: area scoring with dead stones removed, and the dead-stone
-estimate from playout ownership.  Used by GTP (final_score,
+"""Scoring: area scoring with dead stones removed, territory scoring
+(Japanese rules), and the dead-stone estimate from playout ownership.  Used by GTP (final_score,
 final_status_list), the search's pass rule, self-play and matches."""
 from board_ext.board import BLACK
 
@@ -43,6 +43,45 @@ def area_score(size, colors, dead, komi):
         elif reach == 2:
             white += region
     return black - white - komi
+
+
+def territory_score(size, colors, dead, seki, captures, komi):
+    """Territory score (Japanese rules; black - white - komi): each side's
+    territory (empty points, dead stones' points included, in regions that
+    reach only its living stones) plus its prisoners (``captures[c]``, the
+    stones colour c captured during the game, and the opponent's dead
+    stones).  Regions that touch a stone in ``seki`` count for nobody."""
+    nn = size * size
+    grid = list(colors)
+    prisoners = {1: captures[1], 2: captures[2]}
+    for p in dead:
+        if grid[p]:
+            prisoners[3 - grid[p]] += 1
+            grid[p] = 0
+    seki = set(seki)
+    terr = {1: 0, 2: 0}
+    seen = [False] * nn
+    for p in range(nn):
+        if grid[p] or seen[p]:
+            continue
+        stack, region, reach, in_seki = [p], 0, 0, False
+        seen[p] = True
+        while stack:
+            q = stack.pop()
+            region += 1
+            x, y = q % size, q // size
+            for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
+                if 0 <= nx < size and 0 <= ny < size:
+                    r = ny * size + nx
+                    if grid[r]:
+                        reach |= grid[r]
+                        in_seki = in_seki or r in seki
+                    elif not seen[r]:
+                        seen[r] = True
+                        stack.append(r)
+        if reach in (1, 2) and not in_seki:
+            terr[reach] += region
+    return terr[1] + prisoners[1] - terr[2] - prisoners[2] - komi
 
 
 class Estimate:
@@ -96,3 +135,25 @@ class Estimate:
             if shared:
                 self.seki.extend(ch)
         self.score = area_score(size, colors, dead, komi)   # black - white - komi
+
+
+def playout_stats(board, komi, playouts, seed=1, policy="expert"):
+    """Mean final ownership per point (+1 black .. -1 white), mean and
+    standard deviation of the final score (black - white - komi) over
+    ``playouts`` playouts from ``board`` (its side to move first; the pass
+    count cleared, as in :class:`Estimate`).  For kata-analyze's scoreLead,
+    scoreStdev and ownership."""
+    from board_ext.playout import ownership
+    start = board.copy()
+    start.passes = 0
+    nn = board.size * board.size
+    acc = [0.0] * nn
+    s1 = s2 = 0.0
+    for i in range(playouts):
+        own, score = ownership(start, 1, policy=policy, seed=seed + 7919 * i, komi=komi)
+        acc = [a + o for a, o in zip(acc, own)]
+        s1 += score
+        s2 += score * score
+    mean = s1 / playouts
+    var = max(0.0, s2 / playouts - mean * mean)
+    return [a / playouts for a in acc], mean, var ** 0.5

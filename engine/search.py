@@ -155,6 +155,18 @@ class Search:
         self.tree.set_root_forbidden([p for p in range(b.size * b.size)
                                       if b.color_at(p) == 0 and b.illegal_reason(p) == "superko"])
 
+    def set_root_avoid(self, moves):
+        """Analysis ``avoid``/``allow`` (lz-analyze, kata-analyze): the root
+        may not play ``moves`` either, on top of its superko moves, until
+        the next :meth:`set_position`; children already there for them are
+        dropped.  Used only when a client asks; the search's own choice is
+        otherwise untouched."""
+        b = self.root_board
+        if b is None or self.tree is None:
+            return
+        sk = [p for p in range(b.size * b.size) if b.color_at(p) == 0 and b.illegal_reason(p) == "superko"]
+        self.tree.set_root_forbidden(sk + [m for m in moves if 0 <= m <= b.size * b.size])
+
     def clear(self):
         self.tree = None
         self.root_board = None

@@ -569,7 +569,7 @@ def test_lz_analyze_streams_until_next_line():
         assert out[0] == "="
         assert all(ln.count("info move") <= 3 for ln in out[1:])
         assert pr.reply() == ["= 2"]
-        pr.send("lz-analyze b 10 avoid b D4 1")
+        pr.send("lz-analyze b 10 avoid b D4")          # avoid needs COLOR VERTICES UNTIL
         assert pr.reply()[0].startswith("?")
         pr.send("lz-genmove_analyze b 5")
         out = pr.reply()

@@ -108,3 +108,30 @@ def test_match_fallback_scorer_agrees():
         g = Game.from_sgf_bytes(open(os.path.join(FINISHED, name), "rb").read())
         assert g.consecutive_passes() == 2
         assert score_value(_own_score(g, 200)) == score_value(EXPECTED[name]["final_score"])
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_finished_game_scored_as_gnugo_japanese(name):
+    """kgs-rules japanese: territory scoring (prisoners, dead stones) equals
+    GNU Go ``--japanese-rules`` final_score on the same finished games."""
+    exp = EXPECTED[name]
+    eng = engine()
+    answer(eng, "kgs-rules japanese")
+    answer(eng, f"loadsgf {os.path.join(FINISHED, name)}")
+    assert score_value(answer(eng, "final_score")) == score_value(exp["final_score_japanese"])
+    assert sorted(answer(eng, "final_status_list dead").split()) == sorted(exp["dead"])
+    answer(eng, "kata-set-rules chinese")
+    assert score_value(answer(eng, "final_score")) == score_value(exp["final_score"])
+
+
+def test_territory_score_prisoners_dead_stones_and_seki():
+    from engine.scoring import territory_score
+    # 3x3: black on the left and right columns, the middle column empty
+    colors = bytes([1, 0, 1, 1, 0, 1, 1, 0, 1])
+    assert territory_score(3, colors, [], [], {1: 0, 2: 0}, 0.5) == 3 - 0.5
+    assert territory_score(3, colors, [], [], {1: 2, 2: 1}, 0) == 3 + 2 - 1
+    # a region touching a stone in seki is nobody's territory
+    assert territory_score(3, colors, [], [0], {1: 0, 2: 0}, 0) == 0
+    # a dead white stone: its point is black territory and it is a prisoner
+    colors = bytes([1, 2, 1, 1, 0, 1, 1, 0, 1])
+    assert territory_score(3, colors, [1], [], {1: 0, 2: 0}, 0) == 3 + 1

@@ -37,6 +37,7 @@ import threading
 from board_ext.board import BLACK, WHITE
 from engine import coords
 from engine.game import color_name, opponent, MAX_SIZE, MIN_SIZE
+from engine.gtp import params
 from engine.player import Player, PlayerError
 from engine.scoring import fmt_score
 
@@ -155,10 +156,25 @@ COMMAND_HELP = {
     "go-gfx_ownership": "gfx: playout ownership",
     "go-gfx_pv": "gfx: principal variation",
     "go-ownership": "dboard: playout ownership (-1 white .. +1 black)",
-    "lz-analyze": "lz-analyze [COLOR] [INTERVAL] [minmoves N] [maxmoves N]: streams info lines",
+    "lz-analyze": "lz-analyze [COLOR] [INTERVAL] [minmoves N] [maxmoves N] [avoid|allow C V,.. N] "
+                  "[ownership true]: streams info lines",
     "analyze": "analyze [COLOR] [INTERVAL] ...: as lz-analyze",
-    "lz-genmove_analyze": "lz-genmove_analyze COLOR [INTERVAL]: info lines, then 'play V'",
+    "lz-genmove_analyze": "lz-genmove_analyze COLOR [INTERVAL] [options]: info lines, then 'play V'",
     "genmove_analyze": "genmove_analyze COLOR [INTERVAL]: as lz-genmove_analyze",
+    "kata-analyze": "kata-analyze [COLOR] [INTERVAL] [ownership true] ...: KataGo's info lines (scores, ownership)",
+    "kata-genmove_analyze": "kata-genmove_analyze COLOR [INTERVAL] ...: kata-analyze lines, then 'play V'",
+    "set_random_seed": "set_random_seed N: seed of the search and the estimates (0: a fresh one)",
+    "get_random_seed": "the random seed in use",
+    "is_legal": "is_legal COLOR VERTEX: 1 if play would accept it, else 0",
+    "all_legal": "all_legal COLOR: the vertices play would accept (pass not listed)",
+    "kata-set-param": "kata-set-param NAME VALUE: KataGo name (maxVisits, maxTime, ...) or table.key",
+    "kata-get-param": "kata-get-param NAME",
+    "kata-list-params": "the KataGo parameter names understood, then every table.key",
+    "lz-setoption": "lz-setoption name NAME value VALUE: Leela Zero option (Playouts, Visits, ...) or table.key",
+    "kgs-rules": "kgs-rules chinese|aga|new_zealand|japanese",
+    "kata-set-rules": "kata-set-rules NAME: chinese, chinese-kgs, chinese-ogs, aga, bga, new-zealand, japanese, korean",
+    "kata-get-rules": "the rules in force, as KataGo's JSON",
+    "kgs-game_over": "the game is over (KGS): stop pondering",
     "help": "this list with a line each",
 }
 
@@ -330,25 +346,45 @@ class GtpServer:
             raise GtpFail(f"syntax error: {usage}" if usage else "wrong number of arguments")
 
     # ---------------------------------------------------------- analysis lines
-    def _info_line(self, rows, minmoves=0, maxmoves=0):
+    def _info_line(self, rows, opts):
+        """One analysis line: an ``info`` group per candidate (Leela Zero's
+        integer format, or KataGo's float format with score fields when
+        ``opts['kata']``), then `` ownership ...`` when asked (KataGo puts it
+        on the same line, after the infos).  Avoided moves are left out."""
+        minmoves, maxmoves = opts.get("minmoves", 0), opts.get("maxmoves", 0)
+        avoid = opts.get("avoid") or ()
+        kata = opts.get("kata", False)
+        scores = opts.get("scores")
         parts = []
-        for order, r in enumerate(rows):
+        fresh = 0
+        for r in rows:
             if maxmoves and len(parts) >= maxmoves:
                 break
+            if r["move"] in avoid:
+                continue
             if r.get("visits", 0) <= 0 and len(parts) >= minmoves:
                 continue
-            pv = [self.vtx(m) for m in (r.get("pv") or [r["move"]])]
-            parts.append(
-                "info move {} visits {} winrate {} prior {} lcb {} order {} pv {}".format(
-                    self.vtx(r["move"]), int(r.get("visits", 0)), _permyriad(r.get("winrate", 0.5)),
-                    _permyriad(r.get("prior", 0.0)), _permyriad(r.get("lcb", r.get("winrate", 0.5))),
-                    order, " ".join(pv)))
+            pv = " ".join(self.vtx(m) for m in (r.get("pv") or [r["move"]]))
+            mv, visits, order = self.vtx(r["move"]), int(r.get("visits", 0)), len(parts)
+            wr = min(1.0, max(0.0, float(r.get("winrate", 0.5))))
+            lcb = min(1.0, max(0.0, float(r.get("lcb", wr))))
+            prior = min(1.0, max(0.0, float(r.get("prior", 0.0))))
+            if kata:
+                lead, sd, new = scores.move(r["move"], allow_new=fresh < _SCORED_PER_LINE)
+                fresh += new
+                parts.append(f"info move {mv} visits {visits} utility {2 * wr - 1:.6g} winrate {wr:.6g} "
+                             f"scoreMean {lead:.6g} scoreStdev {sd:.6g} scoreLead {lead:.6g} "
+                             f"prior {prior:.6g} lcb {lcb:.6g} order {order} pv {pv}")
+            else:
+                parts.append(f"info move {mv} visits {visits} winrate {_permyriad(wr)} "
+                             f"prior {_permyriad(prior)} lcb {_permyriad(lcb)} order {order} pv {pv}")
+        if opts.get("ownership") and scores is not None:
+            parts.append("ownership " + " ".join(f"{round(v, 4) or 0.0:g}" for v in scores.ownership_rows()))
         return " ".join(parts)
 
     def _emit_info(self, rows, opts):
-        opts = opts or {}
         try:
-            line = self._info_line(rows, opts.get("minmoves", 0), opts.get("maxmoves", 0))
+            line = self._info_line(rows, opts or {})
         except Exception:
             log.exception("analysis line failed")
             return
@@ -364,10 +400,18 @@ class GtpServer:
             return
         self._emit_info(rows, opts)
 
-    def _parse_analyze_args(self, args, need_color):
+    def _parse_analyze_args(self, args, need_color, kata=False):
+        """[COLOR] [INTERVAL] then key/value pairs: interval CS, minmoves N,
+        maxmoves N, ownership true|false, avoid COLOR V[,V...] UNTIL, allow
+        COLOR V[,V...] UNTIL (Leela Zero's and KataGo's analyze options).
+        Returns (color, interval in seconds, opts); opts['avoid'] is the set
+        of root moves to leave out (avoid and allow entries of the colour to
+        move, with UNTIL >= 1: the root is the first move)."""
         color = self.game.to_move
         interval = 10
-        opts = {"minmoves": 0, "maxmoves": 0}
+        opts = {"minmoves": 0, "maxmoves": 0, "ownership": False, "kata": kata, "avoid": set()}
+        avoid = {BLACK: set(), WHITE: set()}
+        allow = {BLACK: None, WHITE: None}
         i = 0
         if i < len(args) and args[i].lower() in ("b", "w", "black", "white"):
             color = parse_color(args[i])
@@ -379,6 +423,18 @@ class GtpServer:
             i += 1
         while i < len(args):
             key = args[i].lower()
+            if key in ("avoid", "allow"):
+                if i + 3 >= len(args):
+                    raise GtpFail(f"syntax error: {key} COLOR VERTEX[,VERTEX...] UNTIL_MOVES")
+                c = parse_color(args[i + 1])
+                moves = self._vertex_list(args[i + 2])
+                parse_int(args[i + 3], f"{key} until-moves", 1)
+                if key == "avoid":
+                    avoid[c].update(moves)
+                else:
+                    allow[c] = (allow[c] or set()) | set(moves)
+                i += 4
+                continue
             if i + 1 >= len(args):
                 raise GtpFail(f"syntax error: '{key}' needs a value")
             val = args[i + 1]
@@ -386,15 +442,54 @@ class GtpServer:
                 interval = parse_int(val, "interval", 0)
             elif key in ("minmoves", "maxmoves"):
                 opts[key] = parse_int(val, key, 0)
+            elif key == "ownership":
+                if val.lower() not in ("true", "false"):
+                    raise GtpFail(f"syntax error: ownership true|false, not '{val}'")
+                opts["ownership"] = val.lower() == "true"
             else:
                 raise GtpFail(f"unsupported analyze option '{args[i]}'")
             i += 2
+        nn = self.game.pass_move
+        for c in (BLACK, WHITE):
+            if allow[c] is not None and any(m != nn for m in avoid[c]):
+                raise GtpFail("allow and avoid of board points cannot be combined for one colour")
+        root = set(avoid[color])
+        if allow[color] is not None:
+            root |= {p for p in range(nn) if p not in allow[color]}
+        opts["avoid"] = root
         return color, max(interval, INFO_MIN_INTERVAL_CS) / 100.0, opts
 
+    def _vertex_list(self, text):
+        """``D4,Q16`` or ranges ``A1:C3`` (Leela Zero) as flat points."""
+        out = []
+        for part in text.split(","):
+            if not part:
+                raise GtpFail(f"syntax error: empty vertex in '{text}'")
+            if ":" in part:
+                lo, _, hi = part.partition(":")
+                a, b = self.vertex(lo), self.vertex(hi)
+                nn = self.game.pass_move
+                if nn in (a, b):
+                    raise GtpFail(f"syntax error: pass in a vertex range '{part}'")
+                n = self.size
+                for y in range(min(a, b) // n, max(a, b) // n + 1):
+                    for x in range(min(a % n, b % n), max(a % n, b % n) + 1):
+                        out.append(y * n + x)
+            else:
+                out.append(self.vertex(part))
+        return out
+
+    def _with_scores(self, color, opts):
+        if opts["kata"] or opts["ownership"]:
+            opts["scores"] = _Scores(self.player, color, self.size)
+        return opts
+
     def _stream_analysis(self, color, interval, opts):
-        """lz-analyze/analyze: '=' then info lines every interval until the
-        next input line, then the closing blank line."""
-        thinking = self.player.analyze(color, lambda rows: self._emit_info(rows, opts), interval)
+        """lz-analyze/analyze/kata-analyze: '=' then info lines every
+        interval until the next input line, then the closing blank line."""
+        self._with_scores(color, opts)
+        thinking = self.player.analyze(color, lambda rows: self._emit_info(rows, opts), interval,
+                                       avoid=opts["avoid"])
         self._write(f"={self._cid}\n")
         self._streamed = True
         if self._sync:
@@ -534,6 +629,25 @@ class GtpServer:
     def cmd_gogui_interrupt(self, args):
         return ""
 
+    def cmd_is_legal(self, args):
+        self._nargs(args, 2, usage="is_legal COLOR VERTEX")
+        color = parse_color(args[0])
+        return "1" if self.player.is_legal(color, self.vertex(args[1])) else "0"
+
+    def cmd_all_legal(self, args):
+        self._nargs(args, 1, usage="all_legal COLOR")
+        return " ".join(self.vtx(p) for p in self.player.legal_moves(parse_color(args[0])))
+
+    # -- seeds (GNU Go; its twogtp.py writes get_random_seed into the SGF)
+    def cmd_set_random_seed(self, args):
+        self._nargs(args, 1, usage="set_random_seed N")
+        self.player.set_seed(parse_int(args[0], "seed", 0, 2**63 - 1))
+        return ""
+
+    def cmd_get_random_seed(self, args):
+        self._nargs(args, 0, usage="get_random_seed")
+        return str(self.player.seed)
+
     # -- time
     def cmd_time_settings(self, args):
         self._nargs(args, 3, usage="time_settings MAIN BYO_YOMI_TIME BYO_YOMI_STONES")
@@ -568,6 +682,35 @@ class GtpServer:
         if what not in ("dead", "alive", "seki"):
             raise GtpFail(f"syntax error: unknown status '{args[0]}' (dead, alive, seki)")
         return " ".join(self.vtx(p) for p in self.player.final_status(what))
+
+    # -- rules (KGS, KataGo)
+    def cmd_kgs_rules(self, args):
+        self._nargs(args, 1, usage="kgs-rules chinese|aga|new_zealand|japanese")
+        name = args[0].lower()
+        if name not in ("chinese", "aga", "new_zealand", "japanese"):
+            raise GtpFail(f"unknown rules '{args[0]}' (chinese, aga, new_zealand, japanese)")
+        self.player.set_rules(name)
+        return ""
+
+    def cmd_kata_set_rules(self, args):
+        if len(args) != 1:
+            raise GtpFail("syntax error: kata-set-rules NAME (JSON rules are not supported)")
+        name = _KATA_RULES.get(args[0].lower())
+        if name is None:
+            raise GtpFail(f"unknown or unsupported rules '{args[0]}' ({', '.join(_KATA_RULES)})")
+        self.player.set_rules(name)
+        return ""
+
+    def cmd_kata_get_rules(self, args):
+        self._nargs(args, 0, usage="kata-get-rules")
+        r = self.cfg.gtp.rules
+        jp = r == "japanese"
+        return ('{"hasButton":false,"ko":"POSITIONAL","scoring":"%s","suicide":false,"tax":"%s",'
+                '"whiteHandicapBonus":"0"}' % ("TERRITORY" if jp else "AREA", "SEKI" if jp else "NONE"))
+
+    def cmd_kgs_game_over(self, args):
+        self.player.color = None          # nothing to ponder on
+        return ""
 
     # -- SGF
     def cmd_loadsgf(self, args):
@@ -649,6 +792,43 @@ class GtpServer:
         if "." not in key:
             raise GtpFail(f"unknown config key '{key}' (use table.key, e.g. search.playouts)")
         self.player.set_option(key, value)
+        return ""
+
+    # -- KataGo and Leela Zero parameters (engine/gtp/params.py)
+    def cmd_kata_set_param(self, args):
+        if len(args) < 2:
+            raise GtpFail("syntax error: kata-set-param NAME VALUE")
+        try:
+            params.set_param(self.player, params.KATA, args[0], " ".join(args[1:]))
+        except params.ParamError as e:
+            raise GtpFail(str(e)) from None
+        return ""
+
+    def cmd_kata_get_param(self, args):
+        self._nargs(args, 1, usage="kata-get-param NAME")
+        try:
+            return params.get_param(self.player, params.KATA, args[0])
+        except params.ParamError as e:
+            raise GtpFail(str(e)) from None
+
+    def cmd_kata_list_params(self, args):
+        self._nargs(args, 0, usage="kata-list-params")
+        return "\n".join(list(params.KATA) + [k for k, _v, _d in self.player.options()])
+
+    def cmd_lz_setoption(self, args):
+        if not args:
+            return "\n".join(params.lz_option_lines(self.player))
+        low = [a.lower() for a in args]
+        if low[0] != "name" or "value" not in low[1:] or len(args) < 4:
+            raise GtpFail("syntax error: lz-setoption name NAME value VALUE")
+        iv = len(low) - 1 - low[::-1].index("value")
+        name, value = " ".join(args[1:iv]), " ".join(args[iv + 1:])
+        if not name or not value:
+            raise GtpFail("syntax error: lz-setoption name NAME value VALUE")
+        try:
+            params.set_param(self.player, params.LZ, name, value)
+        except params.ParamError as e:
+            raise GtpFail(str(e)) from None
         return ""
 
     def cmd_go_param_page(self, args):
@@ -764,7 +944,7 @@ class GtpServer:
             color = opponent(color)
         return "VAR " + " ".join(seq)
 
-    # -- analysis (Leela Zero format)
+    # -- analysis (Leela Zero and KataGo formats)
     def cmd_lz_analyze(self, args):
         color, interval, opts = self._parse_analyze_args(args, need_color=False)
         self._stream_analysis(color, interval, opts)
@@ -772,17 +952,23 @@ class GtpServer:
     def cmd_analyze(self, args):
         return self.cmd_lz_analyze(args)
 
-    def cmd_lz_genmove_analyze(self, args):
+    def cmd_kata_analyze(self, args):
+        color, interval, opts = self._parse_analyze_args(args, need_color=False, kata=True)
+        self._stream_analysis(color, interval, opts)
+
+    def _genmove_analyze(self, args, kata):
+        name = "kata-genmove_analyze" if kata else "lz-genmove_analyze"
         if not args:
-            raise GtpFail("syntax error: lz-genmove_analyze COLOR [INTERVAL]")
-        color, interval, opts = self._parse_analyze_args(args, need_color=True)
+            raise GtpFail(f"syntax error: {name} COLOR [INTERVAL] [KEY VALUE ...]")
+        color, interval, opts = self._parse_analyze_args(args, need_color=True, kata=kata)
+        self._with_scores(color, opts)
         self._write(f"={self._cid}\n")
         self._streamed = True
         try:
-            move = self.player.genmove(color, play=True, on_info=lambda rows: self._emit_info(rows, None),
-                                       info_interval=interval)
+            move = self.player.genmove(color, play=True, on_info=lambda rows: self._emit_info(rows, opts),
+                                       info_interval=interval, avoid=opts["avoid"])
         except (GtpFail, PlayerError) as e:
-            log.error("genmove_analyze failed: %s", e)
+            log.error("%s failed: %s", name, e)
             move = None
         if move is not None:
             p = self.player
@@ -791,8 +977,69 @@ class GtpServer:
             self._write(f"play {self.vtx(move)}\n")
         self._write("\n")
 
+    def cmd_lz_genmove_analyze(self, args):
+        self._genmove_analyze(args, kata=False)
+
     def cmd_genmove_analyze(self, args):
-        return self.cmd_lz_genmove_analyze(args)
+        self._genmove_analyze(args, kata=False)
+
+    def cmd_kata_genmove_analyze(self, args):
+        self._genmove_analyze(args, kata=True)
+
+
+# kata-set-rules names (KataGo's shorthands) -> gtp.rules
+_KATA_RULES = {"chinese": "chinese", "chinese-kgs": "chinese", "chinese-ogs": "chinese", "aga": "aga",
+               "bga": "aga", "new-zealand": "new_zealand", "new_zealand": "new_zealand",
+               "japanese": "japanese", "korean": "japanese"}
+
+_SCORED_PER_LINE = 8     # candidates whose own score playouts may run for one info line
+
+
+class _Scores:
+    """Score fields and ownership of one analysis (kata-analyze,
+    ``ownership true``), from dedicated playouts (engine.player's
+    :meth:`score_stats`), from the point of view of ``color``: the root's
+    over ``gtp.score_playouts`` playouts, each candidate's over
+    ``gtp.move_score_playouts`` playouts after it, computed once per move
+    (the position does not change during an analysis) and at most
+    :data:`_SCORED_PER_LINE` new moves per line; a candidate still waiting
+    for its playouts shows the root's values."""
+
+    def __init__(self, player, color, size):
+        self.player, self.color, self.size = player, color, size
+        self.sign = 1.0 if color == BLACK else -1.0
+        self.board = player.game.board.copy()      # the analysed position (genmove plays on)
+        self._root = None
+        self._moves = {}
+
+    def root(self):
+        if self._root is None:
+            own, mean, sd = self.player.score_stats(self.color, board=self.board)
+            self._root = ([self.sign * v for v in own], self.sign * mean, sd)
+        return self._root
+
+    def move(self, m, allow_new=True):
+        """(lead, stdev, computed now) for candidate ``m``."""
+        got = self._moves.get(m)
+        if got is not None:
+            return got[0], got[1], False
+        if not allow_new:
+            r = self.root()
+            return r[1], r[2], False
+        try:
+            _own, mean, sd = self.player.score_stats(
+                self.color, m, self.player.cfg.gtp.move_score_playouts, board=self.board)
+        except Exception:
+            log.exception("score playouts after %s failed", m)
+            r = self.root()
+            return r[1], r[2], False
+        self._moves[m] = (self.sign * mean, sd)
+        return self.sign * mean, sd, True
+
+    def ownership_rows(self):
+        """size*size values, top row (A19 on 19x19) first, left to right."""
+        own, n = self.root()[0], self.size
+        return [own[y * n + x] for y in range(n - 1, -1, -1) for x in range(n)]
 
 
 def _permyriad(x):

@@ -3,7 +3,8 @@
 // (komi before boardsize, clear_board, pipelined plays, undo path),
 // genmove_analyze (move read from the `play` line), and `analyze` streamed
 // for about a second, then aborted with `protocol_version` (sendAbort),
-// with the info lines parsed the way Sabaki's analysis.js parses them.
+// with the info lines parsed the way Sabaki's analysis.js parses them;
+// then kata-analyze with ownership and kata-genmove_analyze (KataGo mode).
 //
 //   cd tests/clients/sabaki && npm ci && node --test
 'use strict'
@@ -52,6 +53,7 @@ function parseAnalysis(line, floatWinrate = false) {
         prior: obj.prior != null ? +obj.prior : null,
         lcb: obj.lcb != null ? +obj.lcb : null,
         order: obj.order != null ? +obj.order : null,
+        scoreLead: obj.scoreLead != null ? +obj.scoreLead : null,
         pv: pvText.trim().split(/\s+/).filter(v => v !== ''),
         rawWinrate: winrate
       }
@@ -154,6 +156,44 @@ test('Sabaki attach, sync, genmove_analyze, analyze', {timeout: 90000}, async ()
     await lzp
     assert.strictEqual((await nameAgain).content, 'gomcts')
     assert.ok(lz.length >= 1 && parseAnalysis(lz[0]).length > 0)
+
+    // KataGo mode (Sabaki with kata-analyze, Lizzie, KaTrain): float
+    // winrates, score fields, and `ownership true`: the ownership values
+    // follow the infos on the same line, as KataGo writes them; a client
+    // splits them off before parsing the infos.
+    let kata = []
+    let kp = controller.sendCommand({name: 'kata-analyze', args: ['B', '10', 'ownership', 'true']}, ({line}) => {
+      if (line.startsWith('info ')) kata.push(line)
+    })
+    await sleep(1200)
+    let abort2 = controller.sendCommand({name: 'protocol_version'})
+    assert.strictEqual((await kp).error, false)
+    assert.strictEqual((await abort2).content, '2')
+    assert.ok(kata.length >= 1, 'kata-analyze info lines')
+    for (let line of kata) {
+      let [infos, own] = line.split(/\s+ownership\s+/)
+      let values = own.trim().split(/\s+/).map(Number)
+      assert.strictEqual(values.length, 81)
+      assert.ok(values.every(v => v >= -1 && v <= 1))
+      let parsed = parseAnalysis(infos, true)
+      assert.ok(parsed.length > 0, infos)
+      for (let v of parsed) {
+        assert.ok(v.rawWinrate.includes('.') || v.rawWinrate === '0' || v.rawWinrate === '1')
+        assert.ok(v.winrate >= 0 && v.winrate <= 100)
+        assert.ok(Number.isFinite(v.scoreLead), 'scoreLead')
+      }
+    }
+
+    // kata-genmove_analyze: info lines while it searches, then `play`.
+    let kg = []
+    let kres = await controller.sendCommand({name: 'kata-genmove_analyze', args: ['B', '10']}, ({line}) => {
+      if (line.startsWith('info ')) kg.push(line)
+    })
+    assert.strictEqual(kres.error, false)
+    let km = kres.content.match(/(?:^|\n)play\s+(\S+)\s*$/)
+    assert.ok(km, `kata-genmove_analyze ends with a play line: ${JSON.stringify(kres.content)}`)
+    assert.match(km[1], /^([A-HJ]\d|pass|resign)$/i)
+    assert.ok(kg.length >= 1 && kg.every(l => parseAnalysis(l, true).length > 0))
   } finally {
     // Detach: quit, kill after 3000 ms (gtp.engine_quit_timeout).
     await controller.stop(3000)

@@ -10,7 +10,9 @@ skipped.  GNU Go passes with dead stones still on the board, which is what
 the scoring test needs.  The
 expected result is what a fresh GNU Go ``--chinese-rules`` says after
 ``loadsgf`` of the finished game: ``final_score`` and
-``final_status_list dead``.  Results go to ``expected.json``.
+``final_status_list dead``.  Results go to ``expected.json``;
+``--japanese`` adds GNU Go ``--japanese-rules``'s ``final_score``
+(``final_score_japanese``) to every game listed.
 """
 import argparse
 import json
@@ -103,6 +105,16 @@ def referee(path):
     return score, dead
 
 
+def japanese_score(path):
+    """GNU Go ``--japanese-rules`` final_score after ``loadsgf``."""
+    ref = gnugo("--japanese-rules")
+    try:
+        ref.send(f"loadsgf {path}")
+        return ref.send("final_score").strip()
+    finally:
+        ref.close()
+
+
 def dump(expected):
     """expected.json text: one game a line."""
     lines = [f" {json.dumps(k)}: {json.dumps(expected[k], sort_keys=True)}" for k in sorted(expected)]
@@ -115,9 +127,17 @@ def main():
     ap.add_argument("--start", type=int, default=0)
     ap.add_argument("--ours", action="store_true", help="this engine plays one colour")
     ap.add_argument("--playouts", type=int, default=1000, help="its simulations a move")
+    ap.add_argument("--japanese", action="store_true",
+                    help="only add GNU Go's --japanese-rules final_score to every game listed")
     args = ap.parse_args()
     exp_path = os.path.join(HERE, "expected.json")
     expected = json.load(open(exp_path)) if os.path.exists(exp_path) else {}
+    if args.japanese:
+        for name in sorted(expected):
+            expected[name]["final_score_japanese"] = japanese_score(os.path.join(HERE, name))
+            print(f"{name}: {expected[name]['final_score_japanese']} (japanese)", flush=True)
+        atomic_write(exp_path, dump(expected))
+        return
     for i in range(args.start, args.start + args.games):
         out = play_game(i, args.ours, args.playouts)
         if out is None:

@@ -1,0 +1,304 @@
+"""GTP extensions that front ends and match controllers of today send:
+seeds (GNU Go), legal moves (GNU Go, GoGui), the controller as the arbiter
+of superko, KataGo and Leela Zero parameters, KataGo's analysis, rules.
+
+Each reply is checked against the written format of the command's source
+(GNU Go's GTP docs, KataGo's docs/GTP_Extensions.md, Leela Zero's README and
+GTP.cpp, the KGS GTP page)."""
+import re
+
+import pytest
+
+from tests.test_gtp import fail, make_engine, ok, parse
+
+
+@pytest.fixture
+def eng():
+    return make_engine()
+
+
+# ------------------------------------------------------------------ seeds
+def _game(eng, moves=8):
+    ok(eng, "clear_board")
+    out = []
+    for i in range(moves):
+        out.append(ok(eng, f"genmove {'bw'[i % 2]}"))
+    return out
+
+
+def test_random_seed_replays_a_game_exactly():
+    eng = make_engine("search.early_stop=false", "search.seed=0")
+    ok(eng, "set_random_seed 12345")
+    assert ok(eng, "get_random_seed") == "12345"
+    first = _game(eng)
+    ok(eng, "set_random_seed 12345")
+    assert _game(eng) == first
+    # a fresh engine with the same seed plays the same game
+    other = make_engine("search.early_stop=false", "search.seed=0")
+    ok(other, "set_random_seed 12345")
+    assert _game(other) == first
+    assert eng.player.search().seed == 12345
+
+
+def test_random_seed_zero_draws_one_and_bad_seeds_fail(eng):
+    ok(eng, "set_random_seed 0")
+    seed = int(ok(eng, "get_random_seed"))
+    assert seed > 0 and eng.player.search().seed == seed
+    for line in ("set_random_seed", "set_random_seed -3", "set_random_seed x", "set_random_seed 1 2",
+                 "get_random_seed 4"):
+        fail(eng, line)
+    assert int(ok(eng, "get_random_seed")) == seed
+
+
+# ------------------------------------------------------------------ legal moves
+def test_is_legal_and_all_legal(eng):
+    ok(eng, "play b E5")
+    assert ok(eng, "is_legal w E5") == "0"
+    assert ok(eng, "is_legal w D5") == "1"
+    assert ok(eng, "is_legal b pass") == "1"
+    moves = ok(eng, "all_legal w").split()
+    assert len(moves) == 80 and "E5" not in moves and "pass" not in moves
+    assert all(re.fullmatch(r"[A-HJ][1-9]", m) for m in moves)
+    # suicide and ko
+    for line in ("play b A2", "play b B1"):
+        ok(eng, line)
+    assert ok(eng, "is_legal w A1") == "0"
+    assert "A1" not in ok(eng, "all_legal w").split()
+    for line in ("is_legal", "is_legal w", "is_legal x E5", "is_legal w Z9", "is_legal w E5 E6",
+                 "all_legal", "all_legal q", "all_legal b w"):
+        fail(eng, line)
+
+
+# ------------------------------------------------------------------ superko arbiter
+KO_SETUP = ["play b C3", "play w D3", "play b B2", "play w C2", "play b C1", "play w D1", "play w E2",
+            "play b D2",                  # black takes the ko
+            "play w pass", "play b pass"]
+
+
+def test_play_accepts_a_superko_repetition_from_the_controller(eng):
+    for line in KO_SETUP:
+        ok(eng, line)
+    before = eng.game.board.colors()
+    # white retakes: legal under simple ko (the passes cleared it), but it
+    # repeats the position before black's capture
+    assert eng.game.board.illegal_reason(eng.vertex("C2"), 2) == "superko"
+    assert ok(eng, "is_legal w C2") == "1"
+    assert "C2" in ok(eng, "all_legal w").split()
+    ok(eng, "play w C2")
+    assert eng.game.board.colors() != before
+    # the engine's own moves keep positional superko: black may not retake at
+    # once (simple ko) and the search's root forbids superko moves
+    assert ok(eng, "is_legal b D2") == "0"
+    mv = ok(eng, "genmove b")
+    assert mv != "D2"
+    ok(eng, "undo")
+    ok(eng, "undo")
+    # gogui-play_sequence follows the same rule
+    ok(eng, "gogui-play_sequence w C2")
+
+
+def test_superko_play_refuse_keeps_refusing(eng):
+    for line in KO_SETUP:
+        ok(eng, line)
+    ok(eng, "go-param gtp.superko_play refuse")
+    assert ok(eng, "is_legal w C2") == "0"
+    assert "C2" not in ok(eng, "all_legal w").split()
+    assert fail(eng, "play w C2") == "illegal move: C2 superko"
+    fail(eng, "gogui-play_sequence w C2")
+    fail(eng, "go-param gtp.superko_play sometimes")
+    ok(eng, "go-param gtp.superko_play accept")
+    ok(eng, "play w C2")
+
+
+# ------------------------------------------------------------------ parameters
+def test_kata_params_map_onto_config_keys(eng):
+    ok(eng, "kata-set-param maxVisits 250")
+    assert eng.cfg.search.playouts == 250
+    assert ok(eng, "kata-get-param maxVisits") == "250"
+    ok(eng, "kata-set-param maxTime 2.5")
+    assert eng.cfg.search.seconds == 2.5 and ok(eng, "kata-get-param maxTime") == "2.5"
+    ok(eng, "kata-set-param ponderingEnabled true")
+    assert eng.player.ponder and ok(eng, "kata-get-param ponderingEnabled") == "true"
+    ok(eng, "kata-set-param ponderingEnabled false")
+    ok(eng, "kata-set-param search.c_puct 2")               # our own names too
+    assert eng.cfg.search.c_puct == 2.0 and ok(eng, "kata-get-param cpuctExploration") == "2"
+    names = ok(eng, "kata-list-params").split("\n")
+    assert "maxVisits" in names and "search.playouts" in names
+    assert "unsupported" in fail(eng, "kata-set-param playoutDoublingAdvantage 1.0")
+    assert "unknown parameter" in fail(eng, "kata-set-param noSuchThing 3")
+    for line in ("kata-set-param maxVisits -5", "kata-set-param maxVisits lots", "kata-set-param maxTime 1e9",
+                 "kata-set-param maxTime nan", "kata-set-param numSearchThreads 64", "kata-set-param",
+                 "kata-set-param maxVisits", "kata-get-param", "kata-get-param nope", "kata-list-params x",
+                 "kata-set-param search.tree oak"):
+        fail(eng, line)
+
+
+def test_lz_setoption_maps_leela_zero_options(eng):
+    ok(eng, "lz-setoption name Playouts value 500")
+    assert eng.cfg.search.playouts == 500
+    ok(eng, "lz-setoption name visits value 0")              # LZ: 0 = unlimited
+    assert eng.cfg.search.playouts == 10**9
+    ok(eng, "lz-setoption name Maximum Memory Use (MiB) value 16")
+    from engine.pool import BYTES_PER_NODE
+    assert eng.cfg.pool.pool_size == 16 * 2**20 // BYTES_PER_NODE
+    ok(eng, "lz-setoption name Lagbuffer value 150")
+    assert eng.cfg.time.safety_margin == 1.5
+    ok(eng, "lz-setoption name Resign Percentage value 10")
+    assert eng.cfg.search.resign_threshold == pytest.approx(0.1)
+    ok(eng, "lz-setoption name Resign Percentage value -1")
+    assert eng.cfg.search.resign_threshold == 0.0
+    ok(eng, "lz-setoption name pondering value false")
+    ok(eng, "lz-setoption name search.K value 0.5")
+    assert eng.cfg.search.K == 0.5
+    lines = ok(eng, "lz-setoption").split("\n")
+    assert all(re.fullmatch(r"option name [\w ()]+ type (spin|check) default \S+", ln) for ln in lines)
+    assert "unsupported" in fail(eng, "lz-setoption name Percentage of memory for cache value 10")
+    for line in ("lz-setoption name Playouts value -1", "lz-setoption name Playouts value x",
+                 "lz-setoption name Playouts", "lz-setoption Playouts 5", "lz-setoption name value 5",
+                 "lz-setoption name Bogus value 5", "lz-setoption name Resign Percentage value 70",
+                 "lz-setoption name Pondering value maybe", "lz-setoption name Lagbuffer value -3"):
+        fail(eng, line)
+
+
+# ------------------------------------------------------------------ analysis
+FLOAT = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
+KATA_INFO_RE = re.compile(
+    rf"info move (\S+) visits (\d+) utility ({FLOAT}) winrate ({FLOAT}) scoreMean ({FLOAT}) "
+    rf"scoreStdev ({FLOAT}) scoreLead ({FLOAT}) prior ({FLOAT}) lcb ({FLOAT}) order (\d+) pv((?: \S+)+)")
+LZ_INFO_RE = re.compile(r"info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv((?: \S+)+)")
+
+
+def split_line(line):
+    """(info chunks, ownership values or None) of one analysis line."""
+    own = None
+    if " ownership " in f" {line} ":
+        line, _, tail = f" {line} ".partition(" ownership ")
+        own = [float(v) for v in tail.split()]
+    return [c.strip() for c in re.split(r"\s*(?=info move )", line) if c.strip()], own
+
+
+def check_kata_line(line, size=9, ownership=False):
+    chunks, own = split_line(line)
+    assert chunks
+    orders = []
+    for c in chunks:
+        m = KATA_INFO_RE.fullmatch(c)
+        assert m, c
+        wr, lead, mean, sd = float(m.group(4)), float(m.group(7)), float(m.group(5)), float(m.group(6))
+        assert 0 <= wr <= 1 and 0 <= float(m.group(8)) <= 1 and 0 <= float(m.group(9)) <= 1
+        assert float(m.group(3)) == pytest.approx(2 * wr - 1, abs=1e-5)
+        assert lead == mean and sd >= 0 and abs(lead) <= size * size + 100
+        orders.append(int(m.group(10)))
+    assert orders == list(range(len(orders)))
+    if ownership:
+        assert own is not None and len(own) == size * size and all(-1 <= v <= 1 for v in own)
+    else:
+        assert own is None
+    return [KATA_INFO_RE.fullmatch(c).group(1) for c in chunks], own
+
+
+def test_kata_analyze_streams_scores_and_ownership():
+    from tests.test_gtp import Proc
+    pr = Proc("gtp.score_playouts=20", "gtp.move_score_playouts=8")
+    try:
+        for line in ("boardsize 9", "play b E5", "play w C3", "play b G7"):
+            pr.send(line)
+            assert pr.reply() == ["="]
+        pr.send("kata-analyze w 10 ownership true")
+        pr.wait_for(lambda ls: sum(1 for x in ls if x and x.startswith("info")) >= 2)
+        pr.send("name")
+        out = pr.reply()
+        assert out[0] == "="
+        for line in out[1:]:
+            moves, own = check_kata_line(line, ownership=True)
+            assert "E5" not in moves
+        # White to move: ownership is White's view, so Black's stones are negative
+        assert own[(9 - 5) * 9 + 4] < 0                  # E5, row 5 from the top is index 4
+        assert pr.reply() == ["= gomcts"]
+        pr.send("kata-analyze b 5 maxmoves 2 avoid b D4,F4,D6,F6 1")
+        pr.wait_for(lambda ls: sum(1 for x in ls if x and x.startswith("info")) >= 2)
+        pr.send("protocol_version")
+        out = pr.reply()
+        assert out[0] == "=" and len(out) > 1
+        for line in out[1:]:
+            moves, _ = check_kata_line(line)
+            assert len(moves) <= 2 and not {"D4", "F4", "D6", "F6"} & set(moves)
+        assert pr.reply() == ["= 2"]
+        pr.send("lz-analyze b 5 allow b C7,D7 1 ownership true")
+        pr.wait_for(lambda ls: sum(1 for x in ls if x and x.startswith("info")) >= 2)
+        pr.send("name")
+        out = pr.reply()
+        for line in out[1:]:
+            chunks, own = split_line(line)
+            assert own is not None and len(own) == 81
+            for c in chunks:
+                m = LZ_INFO_RE.fullmatch(c)
+                assert m, c
+                assert m.group(1) in ("C7", "D7", "pass")
+        assert pr.reply() == ["= gomcts"]
+        for bad in ("kata-analyze b 10 ownership maybe", "kata-analyze b 10 bogus 1", "kata-analyze b 10 minmoves",
+                    "kata-analyze b 10 avoid b D4", "kata-analyze b 10 avoid b Z9 1", "kata-analyze b 10 avoid b D4 0",
+                    "lz-analyze b 10 avoid x D4 1", "lz-analyze b 10 allow b D4 1 avoid b E4 1",
+                    "kata-genmove_analyze", "kata-genmove_analyze 10"):
+            pr.send(bad)
+            got = pr.reply()
+            assert len(got) == 1 and got[0].startswith("? "), (bad, got)
+        pr.send("showboard")
+        assert pr.reply()[0].startswith("=")
+    finally:
+        pr.close()
+    assert pr.p.returncode == 0
+
+
+def test_kata_genmove_analyze_avoids_and_plays(eng):
+    ok(eng, "play b E5")
+    before = eng.game.move_number
+    out = eng.respond("kata-genmove_analyze w 10 ownership true avoid w D4,D5,D6,E4,E6,F4,F5,F6 1")
+    assert out.endswith("\n\n")
+    lines = out[:-2].split("\n")
+    assert lines[0] == "="
+    m = re.fullmatch(r"play ([A-HJ]\d|pass|resign)", lines[-1])
+    assert m and m.group(1) not in ("D4", "D5", "D6", "E4", "E6", "F4", "F5", "F6")
+    assert eng.game.move_number == before + 1
+    for line in lines[1:-1]:
+        moves, _own = check_kata_line(line, ownership=True)
+        assert not {"D4", "D6", "F4", "F6"} & set(moves)
+    # the avoided moves were never searched at the root
+    searched = {eng.vtx(r["move"]) for r in eng.player.search().analysis() if r["visits"] > 0}
+    assert not {"D4", "D5", "D6", "E4", "E6", "F4", "F5", "F6"} & searched
+    # a later plain genmove is not restricted any more
+    ok(eng, "undo")
+    ok(eng, "genmove w")
+    assert eng.player.search().tree is not None
+
+
+def test_docs_list_every_command_with_its_source():
+    import os
+    from engine.gtp.server import COMMAND_HELP
+    text = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "GTP.md"),
+                encoding="utf-8").read()
+    for name in COMMAND_HELP:
+        assert re.search(rf"`{re.escape(name)}[ `]", text), f"docs/GTP.md does not list {name}"
+    assert "Rectangular boards" in text
+
+
+# ------------------------------------------------------------------ rules
+def test_rules_commands(eng):
+    import json
+    assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "AREA"
+    ok(eng, "kgs-rules japanese")
+    assert eng.cfg.gtp.rules == "japanese"
+    got = json.loads(ok(eng, "kata-get-rules"))
+    assert got["scoring"] == "TERRITORY" and got["tax"] == "SEKI"
+    ok(eng, "kata-set-rules new-zealand")
+    assert eng.cfg.gtp.rules == "new_zealand"
+    ok(eng, "kata-set-rules korean")
+    assert eng.cfg.gtp.rules == "japanese"
+    ok(eng, "kgs-rules chinese")
+    for line in ("kgs-rules", "kgs-rules ing", "kgs-rules chinese japanese", "kata-set-rules tromp-taylor",
+                 'kata-set-rules {"ko":"SIMPLE"}', "kata-set-rules", "kata-get-rules x",
+                 "go-param gtp.rules ing"):
+        fail(eng, line)
+    assert eng.cfg.gtp.rules == "chinese"
+    ok(eng, "play b E5")
+    assert ok(eng, "kgs-game_over") == ""
