@@ -33,13 +33,21 @@ class GtpClient:
             raise EngineDied(f"engine pipe closed: {e}") from None
         lines = []
         timer = None
+        fired = threading.Event()
+
+        def kill():
+            fired.set()
+            self.proc.kill()
+
         if timeout:
-            timer = threading.Timer(timeout, self.proc.kill)
+            timer = threading.Timer(timeout, kill)
             timer.start()
         try:
             while True:
                 ln = self.proc.stdout.readline()
                 if ln == "":
+                    if fired.is_set():
+                        raise EngineDied(f"engine timed out on '{line.strip()}'")
                     raise EngineDied(f"engine exited (command '{line.strip()}')")
                 ln = ln.rstrip("\r\n")
                 if ln == "" and lines:
@@ -50,7 +58,7 @@ class GtpClient:
         finally:
             if timer is not None:
                 timer.cancel()
-        if timer is not None and self.proc.poll() is not None:
+        if fired.is_set():
             raise EngineDied(f"engine timed out on '{line.strip()}'")
         head = lines[0]
         body = "\n".join([head[1:]] + lines[1:])
