@@ -10,7 +10,8 @@ import pytest
 
 from engine import config as C
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
+
 CONFIGS = sorted(glob.glob(os.path.join(ROOT, "configs", "*.toml")))
 
 

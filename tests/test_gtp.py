@@ -9,7 +9,6 @@ budgets keep it fast.
 import os
 import re
 import subprocess
-import sys
 import threading
 import time
 
@@ -19,11 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from engine.config import load
 from engine.gtp.server import GtpServer, preprocess
 from engine.scoring import area_score, fmt_score
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = sys.executable
-SMALL = ["search.playouts=30", "gtp.score_playouts=30", "gtp.boardsize=9", "gtp.komi=7",
-         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none"]
+from tests.conftest import PY, ROOT, SMALL
 
 REPLY_RE = re.compile(r"^([=?])(\d*)(?:[ \n](.*))?$", re.S)
 
@@ -542,6 +537,7 @@ class Proc:
 INFO_RE = re.compile(r"info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv(( \S+)+)")
 
 
+@pytest.mark.slow
 def test_lz_analyze_streams_until_next_line():
     pr = Proc()
     try:
@@ -587,6 +583,7 @@ def test_lz_analyze_streams_until_next_line():
     assert pr.p.returncode == 0
 
 
+@pytest.mark.slow
 def test_pondering_searches_between_commands():
     pr = Proc("search.playouts=20")
     try:
@@ -602,6 +599,7 @@ def test_pondering_searches_between_commands():
         pr.close()
 
 
+@pytest.mark.slow
 def test_name_answers_without_torch_at_start():
     """The first reply does not wait for torch: the server and the search
     never import it, only the first net evaluation does."""
@@ -620,6 +618,7 @@ def test_bad_config_on_command_line():
     assert r.returncode == 2 and "search.nope" in r.stderr and r.stdout == ""
 
 
+@pytest.mark.slow
 def test_net_device_without_gpu_is_refused():
     """net.device = cuda where torch sees no GPU: gtp_main stops with the
     key named, go-param refuses it and keeps the old value; auto is taken
