@@ -5,7 +5,7 @@ CONFIG  ?= configs/default.toml
 GAMES   ?= 10
 SIZE    ?= 9
 
-.PHONY: node-deps venv deps build test test-fast bench gtp selfplay match train regress gnugo annotate clean
+.PHONY: node-deps venv deps build configs test test-fast bench gtp selfplay match train regress gnugo annotate clean
 
 .venv/bin/python:
 	python3 -m venv .venv
@@ -33,6 +33,10 @@ gnugo:
 
 node-deps:
 	@if [ -f tests/clients/sabaki/package.json ]; then cd tests/clients/sabaki && npm ci --silent --no-audit --no-fund; fi
+
+# configs/default.toml from the defaults and docs in engine/config.py
+configs: deps
+	$(PY) -m tools.write_default_config
 
 # Everything (what CI runs); test-fast leaves out the tests that need GNU Go
 # or node and the slow ones (markers in tests/conftest.py).

@@ -113,13 +113,13 @@ def test_expert_priors_reach_every_node():
     pool (dcnn_nodes far above the pool size is safe)."""
     from engine.evaluator import ExpertEvaluator
     s = Search(cfg("search.tree=uct", "search.playouts=1500", "search.early_stop=false", "prior.cnn_strength=20",
-                   "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+                   "prior.evaluator=expert", "prior.dcnn_nodes=all"), evaluator=ExpertEvaluator())
     b = Board(9)
     s.set_position(b, 7.0)
     r = s.run()
     assert r.playouts == 1500 and s.tree.prior_nodes > 1000
     small = Search(cfg("search.tree=uct", "search.playouts=400", "search.early_stop=false", "pool.pool_size=300",
-                       "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+                       "prior.evaluator=expert", "prior.dcnn_nodes=all"), evaluator=ExpertEvaluator())
     small.set_position(b, 7.0)
     small.run()
     assert small.tree.prior_nodes <= 301
@@ -144,7 +144,7 @@ def test_expert_priors_find_the_capture():
     assert feats is None and abs(pr[0].sum() - 1) < 1e-5
     assert pr[0].argmax() == cap
     s = Search(cfg("search.playouts=10", "search.early_stop=false", "prior.evaluator=expert",
-                   "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+                   "prior.dcnn_nodes=all"), evaluator=ExpertEvaluator())
     s.set_position(b, 7.0)
     assert s.run().move == cap
 
