@@ -5,7 +5,7 @@ CONFIG  ?= configs/default.toml
 GAMES   ?= 10
 SIZE    ?= 9
 
-.PHONY: node-deps venv deps build test bench gtp selfplay match train regress gnugo annotate clean
+.PHONY: node-deps venv deps build configs test test-fast bench gtp selfplay match train regress gnugo annotate clean
 
 .venv/bin/python:
 	python3 -m venv .venv
@@ -34,8 +34,17 @@ gnugo:
 node-deps:
 	@if [ -f tests/clients/sabaki/package.json ]; then cd tests/clients/sabaki && npm ci --silent --no-audit --no-fund; fi
 
+# configs/default.toml from the defaults and docs in engine/config.py
+configs: deps
+	$(PY) -m tools.write_default_config
+
+# Everything (what CI runs); test-fast leaves out the tests that need GNU Go
+# or node and the slow ones (markers in tests/conftest.py).
 test: build gnugo node-deps
 	$(PY) -m pytest tests -q
+
+test-fast: build
+	$(PY) -m pytest tests -q -m "not gnugo and not node and not slow"
 
 bench: build gnugo
 	$(PY) bench/playouts.py --size 9 --policy random --seconds 3
@@ -57,8 +66,9 @@ match: build gnugo
 train: build
 	$(PY) -m nets.train --config configs/nets/9x9.toml
 
+# The tactics suite (tests/data/tactics) at a small fixed budget.
 regress: build
-	$(PY) -m pytest tests/test_regress.py -q
+	$(PY) bench/tactics.py --set search.seconds=0 --set search.playouts=2000
 
 annotate: deps
 	.venv/bin/cython -a board_ext/board.pyx board_ext/playout.pyx

@@ -4,8 +4,19 @@ One table per component (``[search]``, ``[prior]``, ``[pool]``, ``[time]``,
 ``[memory]``, ``[bhrf]``, ``[rollout]``, ``[net]``, ``[gtp]``).  ``load(path, overrides)``
 reads TOML, applies ``--set table.key=value`` overrides, range-checks every
 value and rejects unknown keys by name (``ConfigError``).
+
+A file may start with ``base = "other.toml"`` (relative to the file): the
+base is read first and the file's keys override it, table by table; a
+cycle of bases is an error naming the files.  Node-count knobs take the
+words ``"all"`` (every node) and ``"none"`` beside numbers, spelled the
+same for every such knob (``prior.dcnn_nodes = "all"``, ``memory.nodes =
+"all"``); what number a word stands for is the knob's business.
+
+``configs/default.toml`` is written from here (:func:`default_toml`,
+``make configs``) and a test compares its text.
 """
 import dataclasses
+import os
 import tomllib
 from dataclasses import dataclass, field, fields
 
@@ -14,8 +25,11 @@ class ConfigError(ValueError):
     """A bad configuration; the message names the key."""
 
 
-def _f(default, lo=None, hi=None, choices=None, doc=""):
-    return field(default=default, metadata=dict(lo=lo, hi=hi, choices=choices, doc=doc))
+def _f(default, lo=None, hi=None, choices=None, doc="", words=None):
+    """A setting: default, range [lo, hi] or choices, the one-line doc of
+    configs/default.toml, and ``words`` ({"all": n, ...}) that stand for
+    numbers."""
+    return field(default=default, metadata=dict(lo=lo, hi=hi, choices=choices, doc=doc, words=words or {}))
 
 
 @dataclass(frozen=True)
@@ -26,10 +40,10 @@ class SearchConfig:
                    doc="rave: every child at once with prior knowledge and RAVE ([tree]; Fuego/Pachi style); "
                        "uct: one node a simulation, UCB1/PUCT, net priors on the first dcnn_nodes (the first round's)")
     policy: str = _f("ucb1", choices=("ucb1", "puct"), doc="tree policy of search.tree = uct")
-    K: float = _f(0.7, 0.0, 10.0, doc="UCB1 exploration constant (Powley et al.; rewards in [0,1])")
-    c_puct: float = _f(1.5, 0.0, 20.0, doc="PUCT constant (AlphaGo)")
-    rave: bool = _f(False, doc="blend AMAF values of expanded children (Gelly & Silver)")
-    rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="RAVE equivalence parameter k")
+    K: float = _f(0.7, 0.0, 10.0, doc="search.tree = uct: UCB1 exploration constant (Powley et al.; rewards in [0,1])")
+    c_puct: float = _f(1.5, 0.0, 20.0, doc="search.tree = uct: PUCT constant (AlphaGo)")
+    rave: bool = _f(False, doc="search.tree = uct: blend AMAF values of expanded children (Gelly & Silver)")
+    rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="search.tree = uct: RAVE equivalence parameter k")
     rollout: str = _f("expert", choices=("random", "expert", "moggy", "bhrf"), doc="rollout policy")
     threads: int = _f(1, 1, 2, doc="search threads (root parallel processes)")
     reuse_tree: bool = _f(True, doc="keep the subtree of the played move")
@@ -66,7 +80,8 @@ class PriorConfig:
                         doc="where priors come from (net: expert if no weights for the size; "
                             "expert: prior knowledge from the expert policy's rules, no net)")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
-    dcnn_nodes: int = _f(100, 0, 10**9, doc="the net (evaluator) is asked for at most n nodes of a search")
+    dcnn_nodes: int = _f(100, 0, 10**9, words={"all": 10**9, "none": 0},
+                         doc='the net (evaluator) is asked for at most n nodes of a search; "all" = every node, "none" = 0')
     K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with priors (0: the prior visits explore, as in Fuego/libEGO)")
 
 
@@ -99,7 +114,9 @@ class MemoryCfg:
     hash_tables: int = _f(8, 1, 64, doc="SimHash tables")
     hash_bits: int = _f(16, 1, 32, doc="bits per SimHash code")
     probe_radius: int = _f(1, 0, 2, doc="multi-probe Hamming radius")
-    nodes: int = _f(0, 0, 10**9, doc="phi for the first this many new nodes of a search; 0 = every node (paper)")
+    nodes: int = _f(0, 0, 10**9, words={"all": 0},
+                    doc='phi for the first this many new nodes of a search; "all" (or 0) = every node, as the paper '
+                        '(memory.enabled = false for none)')
     confidence: bool = _f(False, doc="scale N_M by exp((max cos - 1) / tau), the closest entry's kernel against a perfect match (deviation)")
 
 
@@ -189,8 +206,11 @@ class Config:
 
 def _coerce(name, f, value):
     t = f.type if isinstance(f.type, type) else {"int": int, "float": float, "bool": bool, "str": str}[f.type]
+    words = f.metadata.get("words") or {}
     if isinstance(value, str) and t is not str:
         v = value.strip().lower()
+        if v in words:
+            return words[v]
         try:
             if t is bool:
                 if v not in ("true", "false", "1", "0", "on", "off", "yes", "no"):
@@ -199,7 +219,8 @@ def _coerce(name, f, value):
             else:
                 value = t(v)
         except ValueError:
-            raise ConfigError(f"{name}: expected {t.__name__}, got '{value}'") from None
+            also = "".join(f" or '{w}'" for w in words)
+            raise ConfigError(f"{name}: expected {t.__name__}{also}, got '{value}'") from None
     if t is float and isinstance(value, int) and not isinstance(value, bool):
         value = float(value)
     if t is int and isinstance(value, float) and value.is_integer():
@@ -264,17 +285,40 @@ def merge(data, overrides):
     return data
 
 
+def read(path, _chain=()):
+    """The nested dict of a TOML config file, its ``base`` files merged
+    under it (a base's tables are updated key by key by the file's)."""
+    real = os.path.realpath(path)
+    if real in _chain:
+        names = [os.path.relpath(p) for p in _chain + (real,)]
+        raise ConfigError("config files include each other: " + " -> ".join(names))
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        if _chain:
+            raise ConfigError(f"config file '{os.path.relpath(path)}' not found "
+                              f"(the base of '{os.path.relpath(_chain[-1])}')") from None
+        raise ConfigError(f"config file '{path}' not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file '{path}': {e}") from None
+    base = data.pop("base", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or not base:
+        raise ConfigError(f"config file '{path}': base must be the name of a TOML file")
+    merged = read(os.path.join(os.path.dirname(path), base), _chain + (real,))
+    for tname, tval in data.items():
+        if isinstance(tval, dict) and isinstance(merged.get(tname), dict):
+            merged[tname].update(tval)
+        else:
+            merged[tname] = tval
+    return merged
+
+
 def load(path=None, overrides=()):
     """Read a TOML file (or defaults if None) and apply overrides."""
-    data = {}
-    if path:
-        try:
-            with open(path, "rb") as fh:
-                data = tomllib.load(fh)
-        except FileNotFoundError:
-            raise ConfigError(f"config file '{path}' not found") from None
-        except tomllib.TOMLDecodeError as e:
-            raise ConfigError(f"config file '{path}': {e}") from None
+    data = read(path) if path else {}
     return build(merge(data, overrides))
 
 
@@ -283,6 +327,81 @@ def replace(cfg, **changes):
     data = to_dict(cfg)
     merge(data, [f"{k}={v}" for k, v in changes.items()])
     return build(data)
+
+
+# the banner over each table of configs/default.toml
+TABLE_NOTES = {
+    "search": "the MCTS driver (engine/search.py, engine/pool.pyx)",
+    "tree": 'the rave tree (search.tree = "rave"; engine/pool.pyx, board_ext/priors.pyx)',
+    "prior": "move priors (the net; Gelly & Silver for search.tree = uct, the M-MCTS baseline)",
+    "pool": "the fixed node pool and what happens when it is full (Powley et al.)",
+    "time": "thinking time under a clock (engine/timecontrol.py)",
+    "memory": "M-MCTS value memory (Xiao, Mei & Mueller, AAAI 2018)",
+    "bhrf": "BHRF rollouts (Fabbri et al.)",
+    "rollout": "the moggy rollout policy (board_ext/playout.pyx): each rule, in this order, is tried\n"
+               "# with its probability; the first that finds a move plays it",
+    "net": "the Clark & Storkey move-prediction net (nets/)",
+    "gtp": "the GTP front end (engine/gtp/server.py)",
+}
+
+DEFAULT_HEADER = """\
+# Default configuration: exactly the defaults of engine/config.py, written from it by
+# `make configs` (edit engine/config.py, not this file; tests/test_config.py compares the text).
+# Every key: value, what it does, (default; allowed range).
+# Use: python gtp_main.py --config configs/default.toml [--set table.key=value ...]
+# A config may start with base = "other.toml" (relative to it) and set only what differs.
+# Over GTP: go-param table.key value (GoGui: the param pages of gogui-analyze_commands).
+"""
+
+
+def _toml_value(f, v):
+    """A value as TOML, a word where the setting has one for it."""
+    for w, n in (f.metadata.get("words") or {}).items():
+        if n == v and not isinstance(v, bool):
+            return f'"{w}"'
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, str):
+        return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return repr(v)
+
+
+def _bound(v):
+    if isinstance(v, float):
+        return f"{v:g}"
+    return f"{v:_}" if abs(v) >= 100_000 else str(v)
+
+
+def _allowed(f):
+    m = f.metadata
+    if m.get("choices"):
+        return "one of " + " | ".join(m["choices"])
+    t = f.type if isinstance(f.type, type) else {"int": int, "float": float, "bool": bool, "str": str}[f.type]
+    if t is bool:
+        return "true | false"
+    if t is str:
+        return "any text"
+    out = f"{_bound(m['lo'])} .. {_bound(m['hi'])}"
+    words = m.get("words") or {}
+    return out + "".join(f' | "{w}"' for w in words)
+
+
+def default_toml():
+    """The text of configs/default.toml: every table with its banner, every
+    key with its default, doc, default and range."""
+    lines = [DEFAULT_HEADER.rstrip("\n")]
+    cfg = Config()
+    for tf in fields(cfg):
+        sub = getattr(cfg, tf.name)
+        rows = []
+        for f in fields(sub):
+            v = getattr(sub, f.name)
+            rows.append((f"{f.name} = {_toml_value(f, v)}",
+                         f"{f.metadata.get('doc', '')} (default {_toml_value(f, v)}; {_allowed(f)})"))
+        width = max(len(a) for a, _ in rows) + 2
+        lines += ["", f"# ---- {TABLE_NOTES[tf.name]}", f"[{tf.name}]"]
+        lines += [f"{a:<{width}}# {b}" for a, b in rows]
+    return "\n".join(lines) + "\n"
 
 
 def describe(cfg):

@@ -5,6 +5,8 @@ from board_ext.board import handicap_points
 from tools.gtp_client import GNUGO, GtpClient
 from tests.gnugo_diff import check_game
 
+pytestmark = pytest.mark.gnugo
+
 
 @pytest.fixture(scope="module")
 def gnugo():
@@ -12,6 +14,7 @@ def gnugo():
         yield g
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("size", [9, 13, 19])
 def test_random_games_agree(gnugo, size):
     games = {9: 16, 13: 8, 19: 6}[size]

@@ -10,7 +10,8 @@ import pytest
 
 from engine import config as C
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
+
 CONFIGS = sorted(glob.glob(os.path.join(ROOT, "configs", "*.toml")))
 
 
@@ -18,9 +19,63 @@ def test_default_toml_matches_dataclasses():
     path = os.path.join(ROOT, "configs", "default.toml")
     with open(path, "rb") as fh:
         data = tomllib.load(fh)
-    defaults = C.to_dict(C.Config())
-    assert data == defaults, "configs/default.toml differs from engine/config.py defaults"
+    assert {t: set(v) for t, v in data.items()} == {t: set(v) for t, v in C.to_dict(C.Config()).items()}
+    assert C.build(data) == C.Config(), "configs/default.toml differs from engine/config.py defaults"
     assert C.load(path) == C.Config()
+
+
+def test_default_toml_is_written_from_config_py():
+    """The text, comments included: `make configs` rewrites it."""
+    with open(os.path.join(ROOT, "configs", "default.toml"), encoding="utf-8") as fh:
+        text = fh.read()
+    assert text == C.default_toml(), "configs/default.toml is stale: run `make configs`"
+
+
+def test_node_counts_take_the_words_all_and_none():
+    cfg = C.load(None, ["prior.dcnn_nodes=all", "memory.nodes=All"])
+    assert cfg.prior.dcnn_nodes == 10**9 and cfg.memory.nodes == 0
+    assert C.load(None, ["prior.dcnn_nodes=none"]).prior.dcnn_nodes == 0
+    # numbers keep working, with their old meanings
+    assert C.load(None, ["prior.dcnn_nodes=1000000000"]) == cfg
+    assert C.load(None, ["prior.dcnn_nodes=0"]).prior.dcnn_nodes == 0
+    assert C.load(None, ["memory.nodes=100"]).memory.nodes == 100
+    assert C.build({"prior": {"dcnn_nodes": "all"}, "memory": {"nodes": "all"}}) == cfg
+    with pytest.raises(C.ConfigError, match="memory.nodes: expected int or 'all', got 'none'"):
+        C.load(None, ["memory.nodes=none"])
+    with pytest.raises(C.ConfigError, match="prior.dcnn_nodes: expected int or 'all' or 'none'"):
+        C.load(None, ["prior.dcnn_nodes=every"])
+    with pytest.raises(C.ConfigError, match="search.playouts: expected int, got 'all'"):
+        C.load(None, ["search.playouts=all"])
+
+
+def test_base_include(tmp_path):
+    (tmp_path / "shared").mkdir()
+    (tmp_path / "shared" / "expert.toml").write_text(
+        '[prior]\nevaluator = "expert"\ndcnn_nodes = "all"\ncnn_strength = 20.0\n[gtp]\nkomi = 6.5\n')
+    (tmp_path / "game.toml").write_text(
+        'base = "shared/expert.toml"\n[prior]\ncnn_strength = 40.0\n[search]\nplayouts = 500\n')
+    (tmp_path / "top.toml").write_text('base = "game.toml"\n[gtp]\nkomi = 7.0\n')
+    cfg = C.load(str(tmp_path / "top.toml"), ["search.playouts=700"])
+    assert (cfg.prior.evaluator, cfg.prior.dcnn_nodes, cfg.prior.cnn_strength) == ("expert", 10**9, 40.0)
+    assert cfg.gtp.komi == 7.0 and cfg.search.playouts == 700
+    assert C.load(str(tmp_path / "game.toml")).gtp.komi == 6.5
+
+
+def test_base_cycle_and_missing_base_are_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.toml").write_text('base = "b.toml"\n')
+    (tmp_path / "b.toml").write_text('base = "a.toml"\n[search]\nplayouts = 5\n')
+    with pytest.raises(C.ConfigError, match=r"include each other: a.toml -> b.toml -> a.toml"):
+        C.load(str(tmp_path / "a.toml"))
+    (tmp_path / "c.toml").write_text('base = "c.toml"\n')
+    with pytest.raises(C.ConfigError, match=r"c.toml -> c.toml"):
+        C.load(str(tmp_path / "c.toml"))
+    (tmp_path / "d.toml").write_text('base = "nope.toml"\n')
+    with pytest.raises(C.ConfigError, match=r"'nope.toml' not found \(the base of 'd.toml'\)"):
+        C.load(str(tmp_path / "d.toml"))
+    (tmp_path / "e.toml").write_text('base = 3\n')
+    with pytest.raises(C.ConfigError, match="base must be"):
+        C.load(str(tmp_path / "e.toml"))
 
 
 @pytest.mark.parametrize("path", CONFIGS, ids=os.path.basename)

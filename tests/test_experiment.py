@@ -43,7 +43,7 @@ def test_game_record_counts_net_passes_and_memory():
     cache misses, the cache cleared at the start of the game) and the
     memory side's memory counters."""
     common = ["prior.evaluator=net", "search.playouts=6", "search.early_stop=false",
-              "search.rollout=random", "prior.dcnn_nodes=1000000000"]
+              "search.rollout=random", "prior.dcnn_nodes=all"]
     rec = experiment.play_game(common + ["memory.enabled=true", "memory.M=5"], common, 9, 7.0, seed=3)
     for side in ("black", "white"):
         assert 0 < rec[f"net_{side}"] <= rec[f"sims_{side}"] + len(rec["moves"])

@@ -6,7 +6,6 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 
 import pytest
@@ -14,12 +13,11 @@ import pytest
 from engine import coords
 from tools.gtp_client import GNUGO
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PY = sys.executable
+from tests.conftest import PY, ROOT
+
 ENGINE = [PY, os.path.join(ROOT, "gtp_main.py"), "--log-level", "WARNING",
           "--set", "search.playouts=50", "--set", "gtp.score_playouts=50", "--set", "prior.evaluator=none"]
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-have_gnugo = pytest.mark.skipif(not os.access(GNUGO, os.X_OK), reason="GNU Go not installed")
 
 
 class GomillChannel:
@@ -85,6 +83,7 @@ class GtpFailure(Exception):
         self.message = message
 
 
+@pytest.mark.slow
 def test_ringmaster_startup_check_and_game():
     env = dict(os.environ, GOMILL_GAME_ID="startup-check")
     ch = GomillChannel(ENGINE, env)
@@ -198,7 +197,7 @@ def test_gogui_attach_sync_and_analyze():
     g.close()
 
 
-@have_gnugo
+@pytest.mark.gnugo
 def test_full_game_against_gnugo_through_match(tmp_path):
     from tools.match import our_engine_command, play_match, format_table
     ours = our_engine_command(None, ["search.playouts=200", "gtp.score_playouts=100", "search.seed=3",
@@ -223,7 +222,7 @@ def test_full_game_against_gnugo_through_match(tmp_path):
     assert data["summary"]["a"]["games"] == 1
 
 
-@have_gnugo
+@pytest.mark.gnugo
 def test_match_forfeits_a_crashing_or_illegal_engine(tmp_path):
     from tools.match import play_match
     fake = tmp_path / "bad_engine.py"

@@ -5,7 +5,8 @@ import ast
 import glob
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from tests.conftest import ROOT
+
 
 
 def imports(path):

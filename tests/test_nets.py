@@ -146,6 +146,7 @@ def test_masked_softmax():
     assert (p[~legal] == 0).all() and p[1, 4] == 1
 
 
+@pytest.mark.slow
 def test_tiny_net_learns(positions):
     torch.manual_seed(0)
     m = PolicyNet(ModelConfig.tiny(N, width=16))

@@ -7,9 +7,9 @@ import os
 from engine.config import load
 from engine.gtp.server import GtpServer
 from engine.search import SearchResult
+from tests.conftest import SMALL
 
-SMALL = ["search.playouts=30", "gtp.score_playouts=200", "gtp.boardsize=9", "gtp.komi=7",
-         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none"]
+SMALL = SMALL + ["gtp.score_playouts=200"]
 
 # White's wall on the D column, White's area to the right; the lone black
 # stone at G7 is dead.  Komi 0.5: White wins by far.

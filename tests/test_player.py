@@ -1,7 +1,5 @@
 """The Player: the engine as GTP, self-play, matches and experiments drive
 it, with typed values in and typed errors out.  Small budgets keep it fast."""
-import os
-
 import pytest
 
 from board_ext.board import BLACK, WHITE
@@ -10,10 +8,9 @@ from engine.player import (GameStateError, IllegalMoveError, OptionError, Player
                            TimeSettingsError)
 from engine.scoring import area_score
 from engine.search import SearchResult
+from tests.conftest import SMALL
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-SMALL = ["search.playouts=40", "gtp.score_playouts=200", "gtp.boardsize=9", "gtp.komi=7",
-         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none"]
+SMALL = SMALL + ["search.playouts=40", "gtp.score_playouts=200"]
 N = 9
 
 

@@ -9,7 +9,8 @@ import pytest
 HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clients", "sabaki")
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.node
+@pytest.mark.slow
 def test_sabaki_client():
     if not os.path.isdir(os.path.join(HERE, "node_modules", "@sabaki", "gtp")):
         npm = shutil.which("npm")

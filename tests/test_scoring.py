@@ -17,9 +17,9 @@ from engine.config import load
 from engine.game import Game
 from engine.gtp.server import GtpServer
 from engine.scoring import Estimate
+from tests.conftest import DATA
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-FINISHED = os.path.join(HERE, "data", "finished")
+FINISHED = os.path.join(DATA, "finished")
 with open(os.path.join(FINISHED, "expected.json")) as _fh:
     EXPECTED = json.load(_fh)
 SETS = ["gtp.boardsize=9", "prior.evaluator=none", "search.seed=1", "pool.pool_size=2000"]

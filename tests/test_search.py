@@ -70,24 +70,30 @@ def test_root_visits_and_win_rates():
     assert r.move == an[0]["move"]
 
 
+# white to move; the black chain C5-F5 has one liberty, G5: white's capture
+# there takes four stones, while black's extension there saves them
+CAPTURE = """
+        .........
+        .........
+        .........
+        ..OOOO...
+        .OXXXX...
+        ..OOOO...
+        .........
+        .........
+        ........."""
+G5 = 4 * 9 + 6
+
+
 def test_finds_the_capture_that_wins():
-    # white to move can capture the big black chain in atari at E5... B to move
-    b = Board.from_ascii("""
-        OOOOOOOOO
-        OXXXXXXXO
-        OX.....XO
-        OX.....XO
-        OX.....XO
-        OX.....XO
-        OX.....XO
-        OXXXXXXXO
-        OOOOOOO..""", to_move=WHITE)
-    # black's ring has liberties inside; white outside ring needs H1/J1;
-    # white wins by securing the corner: whatever, it must not pass
-    s = Search(cfg("search.playouts=2000"))
-    s.set_position(b, 7.0)
-    r = s.run()
-    assert r.move != 81
+    b = Board.from_ascii(CAPTURE, to_move=WHITE)
+    for tree in ("rave", "uct"):
+        s = Search(cfg(f"search.tree={tree}", "search.playouts=2000", "search.early_stop=false",
+                       "search.rave=true"))
+        s.set_position(b, 7.0)
+        r = s.run()
+        assert r.move == G5, tree
+        assert r.winrate > 0.9
 
 
 def test_priors_steer_visits():
@@ -107,13 +113,13 @@ def test_expert_priors_reach_every_node():
     pool (dcnn_nodes far above the pool size is safe)."""
     from engine.evaluator import ExpertEvaluator
     s = Search(cfg("search.tree=uct", "search.playouts=1500", "search.early_stop=false", "prior.cnn_strength=20",
-                   "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+                   "prior.evaluator=expert", "prior.dcnn_nodes=all"), evaluator=ExpertEvaluator())
     b = Board(9)
     s.set_position(b, 7.0)
     r = s.run()
     assert r.playouts == 1500 and s.tree.prior_nodes > 1000
     small = Search(cfg("search.tree=uct", "search.playouts=400", "search.early_stop=false", "pool.pool_size=300",
-                       "prior.evaluator=expert", "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+                       "prior.evaluator=expert", "prior.dcnn_nodes=all"), evaluator=ExpertEvaluator())
     small.set_position(b, 7.0)
     small.run()
     assert small.tree.prior_nodes <= 301
@@ -138,7 +144,7 @@ def test_expert_priors_find_the_capture():
     assert feats is None and abs(pr[0].sum() - 1) < 1e-5
     assert pr[0].argmax() == cap
     s = Search(cfg("search.playouts=10", "search.early_stop=false", "prior.evaluator=expert",
-                   "prior.dcnn_nodes=1000000000"), evaluator=ExpertEvaluator())
+                   "prior.dcnn_nodes=all"), evaluator=ExpertEvaluator())
     s.set_position(b, 7.0)
     assert s.run().move == cap
 
@@ -170,10 +176,20 @@ def test_time_budget_and_stop():
 
 
 def test_early_stop_when_decided():
+    """With one move far ahead the search stops once the runner-up cannot
+    catch up in the budget left; without early stop it spends it all."""
+    b = Board.from_ascii(CAPTURE, to_move=WHITE)
     s = Search(cfg("search.playouts=20000"))
-    s.set_position(Board(9), 7.0)
+    s.set_position(b, 7.0)
     r = s.run()
-    assert r.playouts <= 20000
+    assert r.stopped_by == "early" and r.move == G5
+    assert r.playouts < 12000
+    first, second = s._top_two()
+    assert first - second > 20000 - r.playouts
+    s = Search(cfg("search.playouts=4000", "search.early_stop=false"))
+    s.set_position(b, 7.0)
+    r = s.run()
+    assert r.stopped_by == "budget" and r.playouts == 4000
 
 
 def test_resign_when_hopeless():
@@ -208,12 +224,41 @@ def test_bad_budgets_rejected():
         config.load(None, ["pool.full_policy=lru"])
 
 
-def test_rave_and_puct_run():
-    for sets in (["search.rave=true"], ["search.policy=puct"]):
-        s = Search(cfg("search.playouts=1000", *sets))
-        s.set_position(Board(9), 7.0)
+def test_uct_tree_rave_keeps_amaf_statistics():
+    """search.rave (search.tree = uct) gathers AMAF statistics at the root,
+    which rate the capture highest; without it there are none."""
+    b = Board.from_ascii(CAPTURE, to_move=WHITE)
+    s = Search(cfg("search.tree=uct", "search.rave=true", "search.playouts=1000", "search.early_stop=false"))
+    s.set_position(b, 7.0)
+    r = s.run()
+    assert r.move == G5 and r.playouts == 1000
+    amaf = {m: aw / an for m, (_, _, an, aw) in s.tree.child_priors().items() if an >= 50}
+    assert len(amaf) > 20 and max(amaf, key=amaf.get) == G5 and amaf[G5] > 0.9
+    s = Search(cfg("search.tree=uct", "search.rave=false", "search.playouts=300"))
+    s.set_position(b, 7.0)
+    s.run()
+    assert all(an == 0 for _, _, an, _ in s.tree.child_priors().values())
+
+
+def test_uct_tree_puct_follows_the_prior():
+    """search.policy = puct (search.tree = uct) spends its visits where the
+    prior points: on the capture when the prior favours it, and several
+    times more on the corner when the prior moves there."""
+    b = Board.from_ascii(CAPTURE, to_move=WHITE)
+
+    def visits(weights):
+        s = Search(cfg("search.tree=uct", "search.policy=puct", "search.playouts=1000",
+                       "search.early_stop=false", "prior.cnn_strength=0"),
+                   evaluator=ScriptedEvaluator(weights))
+        s.set_position(b, 7.0)
         r = s.run()
-        assert 0 <= r.move <= 81 and r.playouts == 1000
+        assert r.playouts == 1000
+        return r.move, {d["move"]: d["visits"] for d in s.analysis()}
+
+    move, on_capture = visits({G5: 20.0})
+    assert move == G5 and on_capture[G5] > 300
+    _, on_corner = visits({0: 20.0})
+    assert on_corner[0] > 3 * on_capture.get(0, 0) and on_corner[G5] < on_capture[G5]
 
 
 def test_root_parallel_merges_two_processes():

@@ -3,17 +3,17 @@ summary, resume without rewriting finished games."""
 import json
 import os
 import subprocess
-import sys
 
 from engine.config import load
 from tools.selfplay import run
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SMALL = ["search.playouts=20", "gtp.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
+from tests.conftest import PY, ROOT
+
+SELFPLAY = ["search.playouts=20", "gtp.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
 
 
 def test_selfplay_writes_and_resumes(tmp_path):
-    cfg = load(None, SMALL)
+    cfg = load(None, SELFPLAY)
     out = str(tmp_path)
     s = run(cfg, 2, 5, 0.5, out, workers=1, seed=7, progress=False)
     assert s["games"] == 2 and s["black_wins"] + s["white_wins"] + s["draws"] == 2
@@ -31,9 +31,9 @@ def test_selfplay_writes_and_resumes(tmp_path):
 
 
 def test_selfplay_cli(tmp_path):
-    args = [sys.executable, "-m", "tools.selfplay", "--games", "1", "--size", "5", "--komi", "0.5",
+    args = [PY, "-m", "tools.selfplay", "--games", "1", "--size", "5", "--komi", "0.5",
             "--out", str(tmp_path)]
-    for s in SMALL:
+    for s in SELFPLAY:
         args += ["--set", s]
     r = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 0, r.stderr

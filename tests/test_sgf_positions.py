@@ -4,8 +4,9 @@ import os
 from board_ext.board import BLACK, WHITE
 from engine import coords
 from engine.game import Game
+from tests.conftest import DATA
 
-HERE = os.path.join(os.path.dirname(__file__), "data", "sgf")
+HERE = os.path.join(DATA, "sgf")
 
 
 def test_snapback_from_sgf():

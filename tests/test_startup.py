@@ -11,9 +11,9 @@ from engine.config import load
 from engine.evaluator import ExpertEvaluator
 from engine.gtp.server import GtpServer
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SMALL = ["search.playouts=30", "gtp.score_playouts=30", "gtp.boardsize=9", "gtp.komi=7",
-         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=net", "search.resign_threshold=0"]
+from tests.conftest import ROOT, SMALL
+
+SMALL = SMALL + ["prior.evaluator=net", "search.resign_threshold=0"]
 
 
 class Recorder(io.StringIO):

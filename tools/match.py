@@ -23,9 +23,14 @@ Rules and results
   clocks from wall time (``time_left`` before each genmove when known); a
   clock below ``-grace`` loses on time.
 
-Output in --out: ``game-0001.sgf`` ... (atomic writes) and
-``results.json`` (every finished game and the summary).  A rerun with the
-same --out resumes: finished games are kept, missing ones are played.
+Output in --out: ``game-0001.sgf`` ... (atomic writes), the engines'
+stderr in ``logs/game-0001-b.log`` and ``-w.log`` (the same numbers),
+``results.json`` (every finished game and the summary) and
+``settings.json`` (tools.rundir).  A rerun with the same --out resumes:
+finished games are kept, missing ones are played; with other settings
+(opponent, our engine or its config, size, komi, time, move limit) it is
+refused, naming the difference.  Ctrl-C stops the run with one line; the
+games finished so far are kept.
 """
 from __future__ import annotations
 
@@ -43,9 +48,10 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import coords
-from tools import stats
 from engine.game import Game, atomic_write
+from tools import stats
 from tools.gtp_client import GNUGO, EngineDied, GtpClient, GtpError
+from tools.rundir import SettingsMismatch, claim
 
 log = logging.getLogger("gomcts.match")
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -86,6 +92,10 @@ def parse_time(spec):
         return float(spec), 0.0, 0
     except ValueError:
         raise ValueError(f"--time '{spec}': expected MAIN or MAIN+BYO/STONES (seconds)") from None
+
+
+class Interrupted(Exception):
+    """The match was stopped (Ctrl-C) while this game was being played."""
 
 
 class Forfeit(Exception):
@@ -175,8 +185,10 @@ def _own_score(game, playouts=None, seed=1):
 
 def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, move_limit=None,
               time_spec=None, grace=1.0, referee=REFEREE, stderr_dir=None, names=("black", "white"),
-              score_playouts=None):
-    """One game; returns (record dict, Game)."""
+              score_playouts=None, stop=None, live=None):
+    """One game (``index`` counts from 0); returns (record dict, Game).
+    Raises :class:`Interrupted` when the event ``stop`` is set.  The
+    engines' clients are kept in the set ``live`` while they run."""
     game = Game(size, komi, superko=False)
     move_limit = move_limit or 3 * size * size
     clients, errs = {}, []
@@ -195,12 +207,14 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
 
     try:
         for c, cmd in ((BLACK, black_cmd), (WHITE, white_cmd)):
-            path = os.path.join(stderr_dir, f"game-{index:04d}-{CNAME[c]}.log") if stderr_dir else None
+            path = os.path.join(stderr_dir, f"game-{index + 1:04d}-{CNAME[c]}.log") if stderr_dir else None
             try:
                 clients[c], err = _start(cmd, move_timeout, path)
             except EngineDied as e:
                 raise Forfeit(c, str(e)) from None
             errs.append(err)
+            if live is not None:
+                live.add(clients[c])
         for c in (BLACK, WHITE):
             try:
                 send(c, f"boardsize {size}")
@@ -214,6 +228,8 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
                 raise Forfeit(c, f"{names[c - 1]} refused setup: {e}") from None
         ended = None
         while ended is None:
+            if stop is not None and stop.is_set():
+                raise Interrupted()
             if game.move_number >= move_limit:
                 ended = "limit"
                 break
@@ -273,11 +289,15 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
             rec["result"] = "Void"
             rec["reason"] = f"move limit {move_limit} reached"
     except Forfeit as f:
+        if stop is not None and stop.is_set():
+            raise Interrupted() from None       # the engines got the Ctrl-C too
         rec["result"] = f"{'W' if f.color == BLACK else 'B'}+F"
         rec["reason"] = f.reason
         log.warning("game %d: %s", index, f.reason)
     finally:
         for cl in clients.values():
+            if live is not None:
+                live.discard(cl)
             try:
                 cl.close()
             except Exception:
@@ -303,11 +323,18 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
 
 def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *, names=("A", "B"),
                move_timeout=120.0, move_limit=None, time_spec=None, referee=REFEREE, progress=True,
-               keep_logs=True, score_playouts=None):
+               keep_logs=True, score_playouts=None, settings=None):
     """Play ``games`` games A vs B (colours alternate, A Black in game 0),
-    writing SGFs and results.json into ``out``; resumes a partial run.
-    Returns the results dict (see :func:`summary`)."""
-    os.makedirs(out, exist_ok=True)
+    writing SGFs and results.json into ``out``; resumes a partial run made
+    with the same ``settings`` (default: both command lines, size, komi,
+    time and move limit) and raises :class:`tools.rundir.SettingsMismatch`
+    for one made with others.  Returns the results dict (see
+    :func:`summary`).  On KeyboardInterrupt the games finished so far stay
+    recorded and the games in progress are dropped."""
+    if settings is None:
+        settings = {"engine_a": _cmd_str(engine_a_cmd), "engine_b": _cmd_str(engine_b_cmd)}
+    settings = {**settings, "size": size, "komi": komi, "time": time_spec, "move_limit": move_limit}
+    claim(out, settings)
     res_path = os.path.join(out, "results.json")
     done = {}
     if os.path.exists(res_path):
@@ -323,6 +350,8 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
     meta = {"engine_a": _cmd_str(engine_a_cmd), "engine_b": _cmd_str(engine_b_cmd), "names": list(names),
             "size": size, "komi": komi, "games": games, "time": time_spec}
     lock = threading.Lock()
+    stop = threading.Event()
+    live = set()
     logdir = os.path.join(out, "logs") if keep_logs else None
     if logdir:
         os.makedirs(logdir, exist_ok=True)
@@ -333,7 +362,7 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
         bn, wn = (names[0], names[1]) if a_black else (names[1], names[0])
         rec, game = play_game(i, bcmd, wcmd, size, komi, move_timeout=move_timeout, move_limit=move_limit,
                               time_spec=time_spec, referee=referee, stderr_dir=logdir, names=(bn, wn),
-                              score_playouts=score_playouts)
+                              score_playouts=score_playouts, stop=stop, live=live)
         rec["a_color"] = "black" if a_black else "white"
         w = rec["winner"]
         rec["winner_engine"] = (None if w in (None, "draw") else
@@ -359,16 +388,30 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
                 s = summary(done.values(), names)
                 bar.set_postfix_str(f"{names[0]} {s['a']['wins']}-{s['a']['losses']}")
 
-    if workers <= 1:
-        for i in todo:
-            record(one(i))
-    else:
-        with ThreadPoolExecutor(max_workers=workers) as ex:
-            futs = [ex.submit(one, i) for i in todo]
-            for f in as_completed(futs):
-                record(f.result())
-    if bar is not None:
-        bar.close()
+    try:
+        if workers <= 1:
+            for i in todo:
+                record(one(i))
+        else:
+            ex = ThreadPoolExecutor(max_workers=workers)
+            try:
+                futs = [ex.submit(one, i) for i in todo]
+                for f in as_completed(futs):
+                    record(f.result())
+            finally:
+                stop.set()              # games still running end at their next move
+                ex.shutdown(wait=False, cancel_futures=True)
+    except (KeyboardInterrupt, Interrupted):
+        stop.set()
+        for cl in list(live):           # games in other threads end now
+            try:
+                cl.proc.kill()
+            except OSError:
+                pass
+        raise KeyboardInterrupt from None
+    finally:
+        if bar is not None:
+            bar.close()
     _write_results(res_path, meta, done)
     with open(res_path) as fh:
         return json.load(fh)
@@ -461,20 +504,40 @@ def main(argv=None):
     except ValueError as e:
         ap.error(str(e))
     score_playouts = None
-    if args.config or args.set:
-        from engine.config import ConfigError, load
+    settings = {"opponent": args.opponent, "engine": args.engine}
+    if args.config or args.set or not args.engine:
+        from engine.config import ConfigError, load, to_dict
         try:
             cfg = load(args.config, args.set)    # fail here, not in every game
         except ConfigError as e:
             ap.error(str(e))
         score_playouts = cfg.gtp.score_playouts
+        if not args.engine:
+            settings["config"] = to_dict(cfg)
     ours = args.engine or our_engine_command(args.config, args.set)
     names = tuple(args.names) if args.names else ("gomcts", os.path.basename(resolve_command(args.opponent)[0]))
-    results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers,
-                         names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
-                         time_spec=tspec, referee=args.referee, score_playouts=score_playouts)
+    try:
+        results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers,
+                             names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
+                             time_spec=tspec, referee=args.referee, score_playouts=score_playouts,
+                             settings=settings)
+    except SettingsMismatch as e:
+        print(f"match: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"match: interrupted; {_finished_games(args.out)} of {args.games} games are in {args.out} "
+              f"(the same command resumes)", file=sys.stderr)
+        return 130
     print(format_table(results))
     return 0
+
+
+def _finished_games(out):
+    try:
+        with open(os.path.join(out, "results.json")) as fh:
+            return len(json.load(fh).get("games", []))
+    except (OSError, ValueError):
+        return 0
 
 
 if __name__ == "__main__":

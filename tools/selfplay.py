@@ -6,8 +6,11 @@
 One SGF per game (``game-00001.sgf`` ...) with the win rate, visits and
 PV of every move as its comment (``gomill-explain_last_move`` text), written
 atomically (temporary file + os.replace).  A rerun with the same --out
-skips finished games, so an interrupted run resumes.  ``summary.json``
-holds every game's result and the totals.  Progress is a tqdm bar on stderr.
+skips finished games, so an interrupted run resumes; a rerun with other
+settings (size, komi, config, --seed, --move-limit; ``settings.json``, see
+tools.rundir) is refused, naming the difference.  ``summary.json`` holds
+every game's result and the totals.  Progress is a tqdm bar on stderr.
+Ctrl-C stops the run with one line; the games finished so far are kept.
 
 Each game is played by one :class:`engine.player.Player` (the engine as GTP
 serves it: search, pass rule, resignation), both colours sharing one search tree; game ``i``
@@ -20,11 +23,13 @@ import json
 import logging
 import os
 import re
+import signal
 import sys
 import time
 
 from engine import config as configmod
 from engine.game import atomic_write
+from tools.rundir import SettingsMismatch, claim
 
 log = logging.getLogger("gomcts.selfplay")
 _RE_RE = re.compile(rb"RE\[([^\]]*)\]")
@@ -76,6 +81,11 @@ def _worker(args):
     return rec
 
 
+def _ignore_sigint():
+    """Pool workers leave Ctrl-C to the parent, which ends them."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _finished(out, i):
     """Record of a finished game read back from its SGF, or None."""
     path = os.path.join(out, sgf_name(i))
@@ -103,8 +113,11 @@ def summarize(records):
 
 def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, progress=True):
     """Play the missing games of ``range(games)`` into ``out``; returns the
-    summary dict (also written to out/summary.json)."""
-    os.makedirs(out, exist_ok=True)
+    summary dict (also written to out/summary.json).  Raises
+    :class:`tools.rundir.SettingsMismatch` when ``out`` holds games played
+    with another size, komi, config, seed or move limit."""
+    claim(out, {"size": size, "komi": komi, "config": configmod.to_dict(cfg), "seed": seed,
+                "move_limit": move_limit})
     base = seed if seed is not None else (cfg.search.seed or int(time.time()) & 0xFFFFFFF)
     records = {}
     todo = []
@@ -135,23 +148,25 @@ def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, prog
         atomic_write(os.path.join(out, "summary.json"), json.dumps(data, indent=1) + "\n")
 
     jobs = [(cfg, i, size, komi, base, out, move_limit) for i in todo]
-    if workers <= 1 or len(jobs) <= 1:
-        for j in jobs:
-            rec = _worker(j)
-            records[rec["index"]] = rec
-            save()
-            if bar:
-                bar.update(1)
-    else:
-        import multiprocessing as mp
-        with mp.get_context("spawn").Pool(workers) as pool:
-            for rec in pool.imap_unordered(_worker, jobs):
+    try:
+        if workers <= 1 or len(jobs) <= 1:
+            for j in jobs:
+                rec = _worker(j)
                 records[rec["index"]] = rec
                 save()
                 if bar:
                     bar.update(1)
-    if bar:
-        bar.close()
+        else:
+            import multiprocessing as mp
+            with mp.get_context("spawn").Pool(workers, initializer=_ignore_sigint) as pool:
+                for rec in pool.imap_unordered(_worker, jobs):
+                    records[rec["index"]] = rec
+                    save()
+                    if bar:
+                        bar.update(1)
+    finally:
+        if bar:
+            bar.close()
     save()
     return summarize(records.values())
 
@@ -176,7 +191,16 @@ def main(argv=None):
     if not 2 <= args.size <= 19:
         ap.error("--size must be 2..19")
     komi = args.komi if args.komi is not None else cfg.gtp.komi
-    s = run(cfg, args.games, args.size, komi, args.out, args.workers, args.seed, args.move_limit)
+    try:
+        s = run(cfg, args.games, args.size, komi, args.out, args.workers, args.seed, args.move_limit)
+    except SettingsMismatch as e:
+        print(f"selfplay: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        done = sum(1 for i in range(args.games) if _finished(args.out, i) is not None)
+        print(f"selfplay: interrupted; {done} of {args.games} games are in {args.out} "
+              f"(the same command resumes)", file=sys.stderr)
+        return 130
     print(json.dumps(s))
     return 0
 

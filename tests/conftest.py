@@ -1,0 +1,48 @@
+"""What the test files share: paths, the small engine settings and the
+markers.
+
+Markers (registered in pytest.ini):
+
+- ``gnugo``: needs GNU Go (``/usr/games/gnugo``, or ``$GNUGO``); skipped
+  when it is not there.
+- ``node``: needs node (the Sabaki client test); skipped when it is not there.
+- ``slow``: a second or more each (engine start-ups in a subprocess, long
+  cross-checks, training).
+
+``make test`` runs everything; ``make test-fast`` leaves out the three
+kinds (``-m "not gnugo and not node and not slow"``).
+"""
+import os
+import shutil
+import sys
+
+import pytest
+
+from tools.gtp_client import GNUGO
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = sys.executable
+DATA = os.path.join(ROOT, "tests", "data")
+
+# A small, seeded engine without a net for tests that drive GTP or the
+# Player: 9x9, komi 7, 30 playouts a move.  Files add their own overrides
+# after it (later settings win).
+SMALL = ["search.playouts=30", "gtp.score_playouts=30", "gtp.boardsize=9", "gtp.komi=7",
+         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none"]
+
+
+def have_gnugo():
+    return os.access(GNUGO, os.X_OK)
+
+
+def have_node():
+    return shutil.which("node") is not None
+
+
+def pytest_collection_modifyitems(config, items):
+    missing = {"gnugo": None if have_gnugo() else f"GNU Go is not installed ({GNUGO})",
+               "node": None if have_node() else "node is not installed"}
+    for item in items:
+        for name, why in missing.items():
+            if why and item.get_closest_marker(name) is not None:
+                item.add_marker(pytest.mark.skip(reason=why))

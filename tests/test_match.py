@@ -1,0 +1,150 @@
+"""tools.match and tools.selfplay output folders: a rerun with other
+settings is refused naming the difference, a folder from before settings
+were stored resumes, Ctrl-C ends a run with one line, files are 0644 (under
+umask 022) and logs are numbered as the SGFs are.  No GNU Go: the engines
+are small scripts and the referee is missing, so the estimate scores."""
+import json
+import os
+import signal
+import stat
+import subprocess
+import time
+
+import pytest
+
+from engine.config import load
+from tools import match, selfplay
+from tools.rundir import SETTINGS, SettingsMismatch, differences
+from tests.conftest import PY, ROOT
+
+SELFPLAY = ["search.playouts=20", "gtp.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
+
+# a GTP engine that passes at once, or (SLOW) sleeps a minute on genmove
+PASSER = """import sys, time
+for line in sys.stdin:
+    w = line.split()
+    if not w: continue
+    if w[0] == 'genmove':
+        if SLOW: time.sleep(60)
+        print('= pass\\n', flush=True)
+    elif w[0] == 'known_command': print('= false\\n', flush=True)
+    elif w[0] == 'quit': print('=\\n', flush=True); break
+    else: print('=\\n', flush=True)
+"""
+
+
+def engine(tmp_path, slow=False):
+    path = tmp_path / ("slow.py" if slow else "passer.py")
+    path.write_text(f"SLOW = {slow}\n" + PASSER)
+    return [PY, str(path)]
+
+
+def mode(path):
+    return stat.S_IMODE(os.stat(path).st_mode)
+
+
+def file_mode():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return 0o666 & ~mask
+
+
+def test_differences_name_the_keys():
+    assert differences({"size": 9, "config": {"search": {"playouts": 10, "new": 1}}},
+                       {"size": 13, "config": {"search": {"playouts": 10}}}) == ["size: 9 there, 13 now"]
+
+
+def test_match_numbers_logs_as_sgfs_and_writes_0644(tmp_path):
+    out = tmp_path / "out"
+    res = match.play_match(engine(tmp_path), engine(tmp_path), 2, 9, 7.0, str(out), 1,
+                           referee="/nonexistent/referee", progress=False, move_timeout=30)
+    assert [g["result"] for g in res["games"]] == ["W+7", "W+7"]     # two passes, komi
+    assert sorted(os.listdir(out / "logs")) == ["game-0001-b.log", "game-0001-w.log",
+                                                "game-0002-b.log", "game-0002-w.log"]
+    assert sorted(f for f in os.listdir(out) if f.endswith(".sgf")) == ["game-0001.sgf", "game-0002.sgf"]
+    for name in ("game-0001.sgf", "results.json", SETTINGS):
+        assert mode(out / name) == file_mode(), name
+
+
+def test_match_refuses_a_folder_of_other_settings(tmp_path, capsys):
+    out = str(tmp_path / "out")
+    assert match.main(["--opponent", "gnugo --mode gtp --levle 10", "--games", "0", "--size", "9",
+                       "--set", "search.playouts=100", "--out", out]) == 0
+    capsys.readouterr()
+    rc = match.main(["--opponent", "gnugo --mode gtp --level 10", "--games", "0", "--size", "13",
+                     "--set", "search.playouts=200", "--out", out])
+    err = capsys.readouterr().err
+    assert rc == 2 and "Traceback" not in err
+    assert '"gnugo --mode gtp --levle 10" there, "gnugo --mode gtp --level 10" now' in err
+    assert "size: 9 there, 13 now" in err and "config.search.playouts: 100 there, 200 now" in err
+    # the same settings resume; komi differs: refused
+    assert match.main(["--opponent", "gnugo --mode gtp --levle 10", "--games", "0", "--size", "9",
+                       "--set", "search.playouts=100", "--out", out]) == 0
+    with pytest.raises(SettingsMismatch, match="komi: 7.0 there, 6.5 now"):
+        match.play_match(["x"], ["y"], 0, 9, 6.5, out, 1, progress=False,
+                         settings={"opponent": "gnugo --mode gtp --levle 10", "engine": None})
+
+
+def test_match_resumes_a_folder_without_settings(tmp_path):
+    out = tmp_path / "out"
+    a = engine(tmp_path)
+    match.play_match(a, a, 1, 9, 7.0, str(out), 1, referee="/nonexistent", progress=False)
+    os.remove(out / SETTINGS)                 # as a folder made before settings were stored
+    res = match.play_match(a, a, 2, 9, 6.5, str(out), 1, referee="/nonexistent", progress=False)
+    assert [g["result"] for g in res["games"]] == ["W+7", "W+6.5"]
+    assert json.loads((out / SETTINGS).read_text())["komi"] == 6.5
+
+
+def test_selfplay_refuses_a_folder_of_other_settings(tmp_path):
+    out = str(tmp_path)
+    cfg = load(None, SELFPLAY)
+    selfplay.run(cfg, 1, 5, 0.5, out, seed=7, progress=False)
+    with pytest.raises(SettingsMismatch) as e:
+        selfplay.run(load(None, SELFPLAY + ["search.playouts=30"]), 2, 6, 0.5, out, seed=7, progress=False)
+    assert "size: 5 there, 6 now" in str(e.value) and "config.search.playouts: 20 there, 30 now" in str(e.value)
+    assert len([f for f in os.listdir(out) if f.endswith(".sgf")]) == 1
+    for name in ("game-00001.sgf", "summary.json", SETTINGS):
+        assert mode(os.path.join(out, name)) == file_mode(), name
+    os.remove(os.path.join(out, SETTINGS))    # a folder from before: resumes as it did
+    assert selfplay.run(cfg, 2, 5, 1.5, out, seed=7, progress=False)["games"] == 2
+
+
+def _interrupt(args, cwd, ready):
+    p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.time() + 60
+        while not ready() and time.time() < end and p.poll() is None:
+            time.sleep(0.1)
+        assert ready(), "the run never got going"
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    return p.returncode, err
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_a_selfplay_run_with_one_line(tmp_path):
+    out = tmp_path / "out"
+    args = [PY, "-m", "tools.selfplay", "--games", "100", "--size", "5", "--komi", "0.5", "--out", str(out)]
+    for s in SELFPLAY:
+        args += ["--set", s]
+    rc, err = _interrupt(args, ROOT, lambda: (out / "game-00001.sgf").exists())
+    assert rc == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.startswith("selfplay: interrupted")]
+    assert len(lines) == 1 and "of 100 games are in" in lines[0], err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("workers", [1, 2])
+def test_ctrl_c_ends_a_match_with_one_line(tmp_path, workers):
+    out = tmp_path / "out"
+    slow = " ".join(engine(tmp_path, slow=True))
+    args = [PY, "-m", "tools.match", "--engine", slow, "--opponent", slow, "--games", "4",
+            "--workers", str(workers), "--referee", "/nonexistent", "--out", str(out)]
+    rc, err = _interrupt(args, ROOT, lambda: (out / "logs" / "game-0001-w.log").exists())
+    assert rc == 130 and "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert [ln for ln in err.splitlines() if ln.startswith("match: interrupted")] == \
+        [f"match: interrupted; 0 of 4 games are in {out} (the same command resumes)"], err
+    assert not (out / "game-0001.sgf").exists()
