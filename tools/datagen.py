@@ -101,15 +101,6 @@ def write_shard(out, level, index, arrays):
     return path
 
 
-def make_shard(out, size, komi, level, index, shard_games, max_random):
-    path = shard_path(out, level, index)
-    if os.path.exists(path):
-        return path, 0, 0
-    arrays = play_shard(size, komi, level, index, shard_games, max_random)
-    write_shard(out, level, index, arrays)
-    return path, shard_games, int(np.sum(arrays["is_label"]))
-
-
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=9)

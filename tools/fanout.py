@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -58,7 +59,8 @@ def add_arguments(ap):
 
 def ray_target(ap, args, workers=None):
     """None (no Ray), "local" or the address; ``ap.error`` for a conflict
-    with ``--workers`` (``workers``: its value, None when not given)."""
+    with ``--workers`` (``workers``: its value, None when not given), and
+    exit 2 with one line when the address cannot be reached."""
     target = args.ray_address or ("local" if args.ray else None)
     if target is None:
         if args.ray_cpus is not None:
@@ -69,6 +71,11 @@ def ray_target(ap, args, workers=None):
                  f"give one (on Ray every CPU of the cluster plays a game)")
     if args.ray_cpus is not None and (args.ray_address or args.ray_cpus < 1):
         ap.error("--ray-cpus is a positive number of CPUs for the local instance of --ray")
+    if target != "local":
+        try:
+            check_reachable(target)             # before any work, in a few seconds
+        except FanoutError as e:
+            ap.exit(2, f"{ap.prog}: {e}\n")
     return target
 
 
@@ -86,23 +93,38 @@ def check_reachable(address, timeout=CONNECT_TIMEOUT):
         port = int(port)
     except ValueError:
         raise FanoutError(f"Ray address '{address}' is not HOST:PORT") from None
+    def fail(why):
+        raise FanoutError(f"cannot reach the Ray cluster at {address} ({why}; gave up after at most "
+                          f"{timeout:g} s); is `ray start --head` running there?")
     try:
         socket.create_connection((host.strip("[]"), port), timeout=timeout).close()
     except OSError as e:
-        why = "timed out" if isinstance(e, socket.timeout) else (e.strerror or str(e))
-        raise FanoutError(f"cannot reach the Ray cluster at {address} ({why} after at most "
-                          f"{timeout:g} s); is `ray start --head` running there?") from None
+        fail("timed out" if isinstance(e, socket.timeout) else (e.strerror or str(e)))
+    # Something listens; ask it for what a Ray head's GCS answers, in a child
+    # process that a hang cannot keep (ray.init itself retries for minutes).
+    import subprocess
+    try:
+        r = subprocess.run([sys.executable, "-c", _PROBE, f"{host}:{port}"], capture_output=True,
+                           text=True, timeout=timeout + 2)
+    except subprocess.TimeoutExpired:
+        fail("no answer from a Ray GCS")
+    if r.returncode != 0:
+        last = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
+        fail(f"not a Ray GCS: {last[-1][:120]}" if last else "not a Ray GCS")
+
+
+_PROBE = """import sys
+from ray._raylet import GcsClient
+GcsClient(address=sys.argv[1]).internal_kv_get(b"session_name", b"session")
+"""
 
 
 def _here_and_now():
     """(node label, time.time()) of the process running a job."""
-    try:
-        import ray
-        if ray.is_initialized():
-            ctx = ray.get_runtime_context()
-            return f"{ray.util.get_node_ip_address()} {ctx.get_node_id()[:8]}", time.time()
-    except ImportError:
-        pass
+    ray = sys.modules.get("ray")             # a Ray worker has it; nothing else imports it
+    if ray is not None and ray.is_initialized():
+        ctx = ray.get_runtime_context()
+        return f"{ray.util.get_node_ip_address()} {ctx.get_node_id()[:8]}", time.time()
     return socket.gethostname(), time.time()
 
 
@@ -161,7 +183,7 @@ class Fanout:
                   runtime_env={"env_vars": {"PYTHONPATH": HERE}})
         try:
             if self.ray == "local":
-                ray.init(num_cpus=self.ray_cpus, include_dashboard=False, **kw)
+                ray.init(address="local", num_cpus=self.ray_cpus, include_dashboard=False, **kw)
             else:
                 ray.init(address=self.ray, **kw)
         except (ConnectionError, RuntimeError, ValueError) as e:
@@ -217,8 +239,9 @@ class Fanout:
                     self._count(node, secs)
                     yield futs[f], value, None
         finally:
+            procs = list((getattr(ex, "_processes", None) or {}).values())
             ex.shutdown(wait=False, cancel_futures=True)
-            for p in list(getattr(ex, "_processes", {}).values()):
+            for p in procs:
                 if p.is_alive():                # a game in progress ends with the run
                     p.terminate()
 
@@ -261,5 +284,7 @@ class Fanout:
         total = sum(r["jobs"] for r in rows)
         where = "on Ray" if self.ray else "here"
         lines = [f"{total} {what} ran {where} on {len(rows)} node{'s' if len(rows) != 1 else ''}:"]
-        lines += [f"  {r['node']}: {r['jobs']} {what}, {r['seconds']:.1f} s" for r in rows]
+        one = what[:-1] if what.endswith("s") else what
+        lines += [f"  {r['node']}: {r['jobs']} {one if r['jobs'] == 1 else what}, {r['seconds']:.1f} s"
+                  for r in rows]
         return "\n".join(lines)
