@@ -147,3 +147,33 @@ print("no ray")
     assert r.returncode == 0, r.stderr
     assert "no ray" in r.stdout
     assert len(os.listdir(tmp_path / "sp")) >= 2
+
+
+@pytest.mark.slow
+def test_match_on_a_local_ray_instance_writes_sgfs_and_logs_here(tmp_path):
+    engine = f"{PY} gtp_main.py --set search.playouts=10 --set prior.evaluator=none --set gtp.score_playouts=10"
+    out = tmp_path / "out"
+    r = subprocess.run([PY, "-m", "tools.match", "--engine", engine, "--opponent", engine + " --set search.seed=3",
+                        "--games", "2", "--size", "5", "--komi", "0.5", "--out", str(out),
+                        "--ray", "--ray-cpus", "2"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert sgfs(out) == ["game-0001.sgf", "game-0002.sgf"]
+    assert sorted(os.listdir(out / "logs")) == [f"game-000{i}-{c}.log" for i in (1, 2) for c in "bw"]
+    assert [g["index"] for g in json.load(open(out / "results.json"))["games"]] == [0, 1]
+    assert "2 games ran on Ray on 1 node:" in r.stderr
+
+
+@pytest.mark.slow
+def test_experiment_on_a_local_ray_instance_writes_every_record_here(tmp_path):
+    code = f"""
+from tools import experiment
+exp = {{"name": "ray-test", "size": 5, "komi": 0.5, "games": 3, "workers": 2, "baseline": [],
+        "common": ["search.playouts=10", "prior.evaluator=none", "pool.pool_size=5000"],
+        "variant": [{{"series": "s", "x": 1, "sets": []}}]}}
+placement = experiment.run(exp, {str(tmp_path)!r}, ray="local", ray_cpus=2)
+print(sum(p["jobs"] for p in placement))
+"""
+    r = subprocess.run([PY, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split()[-1] == "3"
+    assert sorted(os.listdir(tmp_path / "s-1")) == ["game-0001.json", "game-0002.json", "game-0003.json"]
