@@ -24,8 +24,8 @@ retried (the tool records or reports the error as it does without Ray).
 Every node of a cluster needs the project at the same path as the driver,
 built, with the same virtualenv (docs/SCALE.md).
 
-``GOMCTS_FANOUT_CRASH_ONCE=DIR`` (tests): the first job that finds no
-``DIR/crashed`` creates it and kills its own worker process, to show that
+``GOMCTS_FANOUT_CRASH_ONCE=DIR`` (tests): the first job on a Ray worker
+that finds no ``DIR/crashed`` creates it and kills its own worker process, to show that
 the job is played again and recorded once.
 """
 from __future__ import annotations
@@ -81,8 +81,9 @@ def ray_target(ap, args, workers=None):
 
 def check_reachable(address, timeout=CONNECT_TIMEOUT):
     """Raise FanoutError (one line naming ``address``) unless a TCP
-    connection to it opens within ``timeout`` seconds ("auto" is left to
-    Ray, which finds the cluster of this machine or fails at once)."""
+    connection to it opens within ``timeout`` seconds and a Ray GCS answers
+    there within ``timeout + 2`` ("auto" is left to Ray, which finds the
+    cluster of this machine or fails at once)."""
     if address == "auto":
         return
     hostport = address.split("://", 1)[-1]
@@ -93,6 +94,7 @@ def check_reachable(address, timeout=CONNECT_TIMEOUT):
         port = int(port)
     except ValueError:
         raise FanoutError(f"Ray address '{address}' is not HOST:PORT") from None
+
     def fail(why):
         raise FanoutError(f"cannot reach the Ray cluster at {address} ({why}; gave up after at most "
                           f"{timeout:g} s); is `ray start --head` running there?")
@@ -110,7 +112,7 @@ def check_reachable(address, timeout=CONNECT_TIMEOUT):
         fail("no answer from a Ray GCS")
     if r.returncode != 0:
         last = [ln for ln in (r.stdout + r.stderr).splitlines() if ln.strip()]
-        fail(f"not a Ray GCS: {last[-1][:120]}" if last else "not a Ray GCS")
+        fail(f"no Ray GCS answered: {last[-1][:120]}" if last else "no Ray GCS answered")
 
 
 _PROBE = """import sys
@@ -131,7 +133,7 @@ def _here_and_now():
 def _call(fn, job):
     """Run one job where it was sent: (value, node label, seconds)."""
     crash = os.environ.get("GOMCTS_FANOUT_CRASH_ONCE")
-    if crash:
+    if crash and "ray" in sys.modules:          # Ray workers only: a pool would just break
         try:
             fd = os.open(os.path.join(crash, "crashed"), os.O_CREAT | os.O_EXCL | os.O_WRONLY)
         except FileExistsError:
