@@ -1,6 +1,7 @@
 """Teacher data: GNU Go 3.8 plays itself from diversified openings.
 
-    python -m tools.datagen --size 9 --games 2000 --level 5 --out data/9x9 [--workers 2]
+    python -m tools.datagen --size 9 --games 2000 --level 5 --out data/9x9 \\
+        [--workers 2 | --ray | --ray-address HOST:PORT]
 
 Each game starts with ``0..--random-opening`` uniformly random legal moves
 (not labels), then GNU Go (``--chinese-rules --level L``) plays both sides
@@ -10,18 +11,21 @@ training set is built (``nets.data``), so only move sequences are stored.
 
 Shards hold ``--shard-games`` games each, named by level and index; a shard is
 written to a temporary file and renamed, so a killed run leaves no partial
-shard and a rerun skips what exists (resume).  Game ``g`` of level ``L`` uses
+shard and a rerun skips what exists (resume).  Shards are played here, in
+``--workers`` processes or as Ray tasks (``--ray``, ``--ray-address``;
+tools.fanout, docs/SCALE.md: every node needs GNU Go); this process writes
+them.  Game ``g`` of level ``L`` uses
 the seed ``L * 1_000_003 + g`` so reruns regenerate identical games.
 """
 import argparse
 import os
 import random
 import sys
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
 import numpy as np
 
 from engine import coords
+from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.gtp_client import GtpClient, gnugo_command
 
 
@@ -69,10 +73,9 @@ def shard_path(out, level, index):
     return os.path.join(out, f"L{level:02d}_{index:05d}.npz")
 
 
-def make_shard(out, size, komi, level, index, shard_games, max_random):
-    path = shard_path(out, level, index)
-    if os.path.exists(path):
-        return path, 0, 0
+def play_shard(size, komi, level, index, shard_games, max_random):
+    """The games of shard ``index``, played where the fan-out sends them:
+    the shard's arrays (what :func:`write_shard` stores)."""
     all_moves, all_labels, offsets, seeds = [], [], [0], []
     with GtpClient(gnugo_command(level), timeout=600) as gtp:
         for g in range(index * shard_games, (index + 1) * shard_games):
@@ -82,14 +85,20 @@ def make_shard(out, size, komi, level, index, shard_games, max_random):
             all_labels.extend(lab)
             offsets.append(len(all_moves))
             seeds.append(seed)
+    return dict(moves=np.asarray(all_moves, np.int16), is_label=np.asarray(all_labels, np.bool_),
+                offsets=np.asarray(offsets, np.int64), seeds=np.asarray(seeds, np.int64),
+                size=np.int32(size), level=np.int32(level), komi=np.float32(komi))
+
+
+def write_shard(out, level, index, arrays):
+    """Store a shard (temporary file + rename); one already there is kept."""
+    path = shard_path(out, level, index)
+    if os.path.exists(path):
+        return path
     tmp = path + ".tmp.npz"
-    np.savez_compressed(tmp, moves=np.asarray(all_moves, np.int16),
-                        is_label=np.asarray(all_labels, np.bool_),
-                        offsets=np.asarray(offsets, np.int64),
-                        seeds=np.asarray(seeds, np.int64),
-                        size=np.int32(size), level=np.int32(level), komi=np.float32(komi))
+    np.savez_compressed(tmp, **arrays)
     os.replace(tmp, path)
-    return path, shard_games, int(np.sum(all_labels))
+    return path
 
 
 def main(argv=None):
@@ -99,16 +108,18 @@ def main(argv=None):
     ap.add_argument("--level", type=int, default=5)
     ap.add_argument("--komi", type=float, default=7.0)
     ap.add_argument("--out", required=True)
-    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=None, help="shards in parallel (processes; default 1)")
     ap.add_argument("--shard-games", type=int, default=25)
     ap.add_argument("--start-shard", type=int, default=0,
                     help="first shard index (lets two runs fill disjoint shard ranges of one dir)")
     ap.add_argument("--random-opening", type=int, default=4,
                     help="at most this many random opening moves (default 4)")
+    add_arguments(ap)
     args = ap.parse_args(argv)
+    ray = ray_target(ap, args, args.workers)
     if not 2 <= args.size <= coords.MAX_SIZE:
         ap.error(f"--size must be in 2..{coords.MAX_SIZE}")
-    if args.games <= 0 or args.workers <= 0 or args.shard_games <= 0:
+    if args.games <= 0 or (args.workers is not None and args.workers <= 0) or args.shard_games <= 0:
         ap.error("--games, --workers and --shard-games must be positive")
     os.makedirs(args.out, exist_ok=True)
     n_shards = (args.games + args.shard_games - 1) // args.shard_games
@@ -119,16 +130,26 @@ def main(argv=None):
     bar = tqdm(total=n_shards * args.shard_games, initial=done_games, unit="game",
                desc=f"gnugo L{args.level} {args.size}x{args.size}", file=sys.stderr)
     positions = 0
-    with ProcessPoolExecutor(args.workers) as ex:
-        futs = [ex.submit(make_shard, args.out, args.size, args.komi, args.level, i,
-                          args.shard_games, args.random_opening) for i in todo]
-        for f in as_completed(futs):
-            _, g, p = f.result()
-            positions += p
-            bar.update(g)
-            bar.set_postfix(positions=positions)
+    fan = Fanout(workers=args.workers or 1, ray=ray, ray_cpus=args.ray_cpus, start_method=None)
+    try:
+        with fan:
+            for k, arrays, err in fan.imap(play_shard, [(args.size, args.komi, args.level, i,
+                                                         args.shard_games, args.random_opening) for i in todo]):
+                if err is not None:
+                    raise err
+                write_shard(args.out, args.level, todo[k], arrays)
+                positions += int(np.sum(arrays["is_label"]))
+                bar.update(args.shard_games)
+                bar.set_postfix(positions=positions)
+    except FanoutError as e:
+        bar.close()
+        print(f"datagen: {e}", file=sys.stderr)
+        return 2
     bar.close()
+    if ray:
+        print(fan.summary("shards"), file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

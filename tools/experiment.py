@@ -2,6 +2,12 @@
 
     python -m tools.experiment configs/paper/pool-fig2.toml [--games N] [--workers W]
                                 [--only SERIES] [--report-only]
+                                [--ray | --ray-address HOST:PORT]
+
+The games run in ``--workers`` processes (default: the file's ``workers``)
+or as Ray tasks (``--ray``: a local Ray instance, all cores;
+``--ray-address``: a running cluster; tools.fanout, docs/SCALE.md); either
+way this process writes every record.
 
 An experiment file names a board, a baseline and variants::
 
@@ -51,11 +57,11 @@ import statistics
 import sys
 import time
 import tomllib
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from board_ext.board import BLACK, WHITE
 from engine import config as config_mod
 from tools import stats
+from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from engine.game import atomic_write
 from engine.search import RESIGN
 
@@ -184,9 +190,8 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=No
 
 
 def _game_job(path, v_sets, b_sets, size, komi, index, seconds):
-    if os.path.exists(path):            # played meanwhile by another run of the same experiment
-        with open(path) as fh:
-            return json.load(fh)
+    """One game where the fan-out sends it; returns its record, which the
+    driver writes to ``path`` (:func:`_save_record`)."""
     v_black = index % 2 == 0
     rec = play_game(v_sets if v_black else b_sets, b_sets if v_black else v_sets, size, komi,
                     seed=1000 + index, seconds=seconds)
@@ -194,8 +199,14 @@ def _game_job(path, v_sets, b_sets, size, komi, index, seconds):
     rec["variant_color"] = "black" if v_black else "white"
     w = rec["winner"]
     rec["variant_won"] = 0.5 if w == "draw" else float((w == "black") == v_black)
-    atomic_write(path, json.dumps(rec) + "\n")
     return rec
+
+
+def _save_record(path, rec):
+    """Write a game's record once: a record already there (played meanwhile
+    by another run of the same experiment) is kept."""
+    if not os.path.exists(path):
+        atomic_write(path, json.dumps(rec) + "\n")
 
 
 def pending_jobs(exp, out_root, games=None, only=None, xs=None):
@@ -272,20 +283,30 @@ def restore(exp, out_root):
                     atomic_write(p, json.dumps(rec) + "\n")
 
 
-def run(exp, out_root, games=None, workers=None, only=None, xs=None):
+def run(exp, out_root, games=None, workers=None, only=None, xs=None, ray=None, ray_cpus=None):
+    """Play the missing games in ``workers`` processes (default: the file's
+    ``workers``) or on Ray (``ray``: "local" or a cluster's address;
+    tools.fanout); this process writes every record.  Returns the fan-out's
+    placement (where the games ran)."""
     from tqdm import tqdm
     restore(exp, out_root)
     jobs = pending_jobs(exp, out_root, games, only, xs)
     bar = tqdm(total=len(jobs), desc=exp["name"], unit="game", file=sys.stderr)
-    with ProcessPoolExecutor(workers or exp["workers"]) as ex:
-        futs = [ex.submit(_game_job, *j) for j in jobs]
-        for f in as_completed(futs):
-            try:
-                f.result()
-            except Exception as e:          # recorded, not fatal: a rerun retries the game
-                print(f"game failed: {type(e).__name__}: {e}", file=sys.stderr)
-            bar.update(1)
-    bar.close()
+    fan = Fanout(workers=1 if ray else (workers or exp["workers"]), ray=ray, ray_cpus=ray_cpus,
+                 start_method=None)
+    try:
+        with fan:
+            for i, rec, err in fan.imap(_game_job, jobs):
+                if err is not None:         # reported, not fatal: a rerun retries the game
+                    print(f"game failed: {type(err).__name__}: {err}", file=sys.stderr)
+                else:
+                    _save_record(jobs[i][0], rec)
+                bar.update(1)
+    finally:
+        bar.close()
+    if ray:
+        print(fan.summary(), file=sys.stderr)
+    return fan.placement()
 
 
 def result_path(exp, ext):
@@ -443,13 +464,19 @@ def main(argv=None):
                     help="run only the variants with these x values")
     ap.add_argument("--out", help="where games go (default runs/paper/<name>)")
     ap.add_argument("--report-only", action="store_true")
+    add_arguments(ap)
     args = ap.parse_args(argv)
+    ray = ray_target(ap, args, args.workers)
     exp = load(args.config)
     out_root = args.out or os.path.join(HERE, "runs", "paper", exp["name"])
     if args.report_only:
         restore(exp, out_root)
     else:
-        run(exp, out_root, args.games, args.workers, args.only, args.xs)
+        try:
+            run(exp, out_root, args.games, args.workers, args.only, args.xs, ray=ray, ray_cpus=args.ray_cpus)
+        except FanoutError as e:
+            print(f"experiment: {e}", file=sys.stderr)
+            return 2
     archive(exp, out_root)
     os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
     rows = collect(exp, out_root, load_tallies(exp))
@@ -462,4 +489,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -2,7 +2,7 @@
 
     python -m tools.match --opponent "gnugo --mode gtp --level 10" --games 20 \\
         --size 9 --komi 7 [--config configs/9x9.toml] [--set search.playouts=2000] \\
-        [--time 60+5/1] [--workers 2] --out runs/match
+        [--time 60+5/1] [--workers 2 | --ray | --ray-address HOST:PORT] --out runs/match
 
 Engine A is ours (``gtp_main.py`` in a subprocess, with --config/--set);
 engine B the opponent.  Colours alternate (A is Black in even games).  The
@@ -29,7 +29,10 @@ stderr in ``logs/game-0001-b.log`` and ``-w.log`` (the same numbers),
 ``settings.json`` (tools.rundir).  A rerun with the same --out resumes:
 finished games are kept, missing ones are played; with other settings
 (opponent, our engine or its config, size, komi, time, move limit) it is
-refused, naming the difference.  Ctrl-C stops the run with one line; the
+refused, naming the difference.  With ``--ray`` or ``--ray-address`` each
+game is a Ray task (tools.fanout, docs/SCALE.md) that runs both engines on
+its node and sends the SGF and the logs back here, where they are written
+once; the end adds where the games ran.  Ctrl-C stops the run with one line; the
 games finished so far are kept.
 """
 from __future__ import annotations
@@ -49,7 +52,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import coords
 from engine.game import Game, atomic_write
-from tools import stats
+from tools import fanout, stats
 from tools.gtp_client import GNUGO, EngineDied, GtpClient, GtpError
 from tools.rundir import SettingsMismatch, claim
 
@@ -323,9 +326,11 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
 
 def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *, names=("A", "B"),
                move_timeout=120.0, move_limit=None, time_spec=None, referee=REFEREE, progress=True,
-               keep_logs=True, score_playouts=None, settings=None):
+               keep_logs=True, score_playouts=None, settings=None, ray=None, ray_cpus=None):
     """Play ``games`` games A vs B (colours alternate, A Black in game 0),
-    writing SGFs and results.json into ``out``; resumes a partial run made
+    writing SGFs and results.json into ``out``, in ``workers`` threads (each
+    game runs both engines as subprocesses) or as Ray tasks (``ray``:
+    "local" or a cluster's address; tools.fanout); resumes a partial run made
     with the same ``settings`` (default: both command lines, size, komi,
     time and move limit) and raises :class:`tools.rundir.SettingsMismatch`
     for one made with others.  Returns the results dict (see
@@ -356,18 +361,12 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
     if logdir:
         os.makedirs(logdir, exist_ok=True)
 
+    kw = dict(move_timeout=move_timeout, move_limit=move_limit, time_spec=time_spec, referee=referee,
+              score_playouts=score_playouts)
+
     def one(i):
-        a_black = i % 2 == 0
-        bcmd, wcmd = (engine_a_cmd, engine_b_cmd) if a_black else (engine_b_cmd, engine_a_cmd)
-        bn, wn = (names[0], names[1]) if a_black else (names[1], names[0])
-        rec, game = play_game(i, bcmd, wcmd, size, komi, move_timeout=move_timeout, move_limit=move_limit,
-                              time_spec=time_spec, referee=referee, stderr_dir=logdir, names=(bn, wn),
-                              score_playouts=score_playouts, stop=stop, live=live)
-        rec["a_color"] = "black" if a_black else "white"
-        w = rec["winner"]
-        rec["winner_engine"] = (None if w in (None, "draw") else
-                                names[0] if (w == "black") == a_black else names[1])
-        rec["sgf"] = f"game-{i + 1:04d}.sgf"
+        rec, game = _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, stderr_dir=logdir,
+                              stop=stop, live=live, **kw)
         game.save_sgf(os.path.join(out, rec["sgf"]))
         return rec
 
@@ -389,7 +388,10 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
                 bar.set_postfix_str(f"{names[0]} {s['a']['wins']}-{s['a']['losses']}")
 
     try:
-        if workers <= 1:
+        if ray:
+            _play_on_ray(todo, (engine_a_cmd, engine_b_cmd, names, size, komi, kw), out, logdir, ray,
+                         ray_cpus, record)
+        elif workers <= 1:
             for i in todo:
                 record(one(i))
         else:
@@ -415,6 +417,55 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
     _write_results(res_path, meta, done)
     with open(res_path) as fh:
         return json.load(fh)
+
+
+def _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, **kw):
+    """Game ``i`` of a match (A Black in even games): (record, Game)."""
+    a_black = i % 2 == 0
+    bcmd, wcmd = (engine_a_cmd, engine_b_cmd) if a_black else (engine_b_cmd, engine_a_cmd)
+    bn, wn = (names[0], names[1]) if a_black else (names[1], names[0])
+    rec, game = play_game(i, bcmd, wcmd, size, komi, names=(bn, wn), **kw)
+    rec["a_color"] = "black" if a_black else "white"
+    w = rec["winner"]
+    rec["winner_engine"] = (None if w in (None, "draw") else
+                            names[0] if (w == "black") == a_black else names[1])
+    rec["sgf"] = f"game-{i + 1:04d}.sgf"
+    return rec, game
+
+
+def _ray_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, kw, keep_logs):
+    """Game ``i`` as a Ray task, on whichever node: (record, SGF text,
+    {log file name: text}); the driver writes them."""
+    import tempfile
+    with tempfile.TemporaryDirectory(prefix="gomcts-match-") as d:
+        rec, game = _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi,
+                              stderr_dir=d if keep_logs else None, **kw)
+        logs = {}
+        for fn in os.listdir(d):
+            with open(os.path.join(d, fn), encoding="utf-8", errors="replace") as fh:
+                logs[fn] = fh.read()
+    return rec, game.to_sgf(), logs
+
+
+def _play_on_ray(todo, game_args, out, logdir, ray, ray_cpus, record):
+    """The games ``todo`` as Ray tasks; each one's SGF and logs are written
+    here, once, and ``record`` called with its record."""
+    from tools.fanout import Fanout
+    fan = Fanout(ray=ray, ray_cpus=ray_cpus)
+    seen = set()
+    with fan:
+        for k, value, err in fan.imap(_ray_game, [(i, *game_args, logdir is not None) for i in todo]):
+            if err is not None:
+                raise err
+            rec, sgf, logs = value
+            if rec["index"] in seen:
+                continue
+            seen.add(rec["index"])
+            for fn, text in logs.items():
+                atomic_write(os.path.join(logdir, fn), text)
+            atomic_write(os.path.join(out, rec["sgf"]), sgf)
+            record(rec)
+    print(fan.summary(), file=sys.stderr)
 
 
 def _cmd_str(cmd):
@@ -491,13 +542,15 @@ def main(argv=None):
     ap.add_argument("--config", help="config of our engine")
     ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE")
     ap.add_argument("--time", help="MAIN or MAIN+BYO/STONES seconds, sent as time_settings")
-    ap.add_argument("--workers", type=int, default=1, help="games in parallel")
+    ap.add_argument("--workers", type=int, default=None, help="games in parallel (default 1)")
     ap.add_argument("--move-timeout", type=float, default=120.0, help="seconds per GTP command")
     ap.add_argument("--move-limit", type=int, default=None, help="moves before a game is void")
     ap.add_argument("--referee", default=REFEREE, help="GTP scorer (final_score)")
     ap.add_argument("--names", nargs=2, default=None, metavar=("A", "B"))
     ap.add_argument("--out", required=True)
+    fanout.add_arguments(ap)
     args = ap.parse_args(argv)
+    ray = fanout.ray_target(ap, args, args.workers)
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
     try:
         tspec = parse_time(args.time)
@@ -517,11 +570,11 @@ def main(argv=None):
     ours = args.engine or our_engine_command(args.config, args.set)
     names = tuple(args.names) if args.names else ("gomcts", os.path.basename(resolve_command(args.opponent)[0]))
     try:
-        results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers,
+        results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers or 1,
                              names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
                              time_spec=tspec, referee=args.referee, score_playouts=score_playouts,
-                             settings=settings)
-    except SettingsMismatch as e:
+                             settings=settings, ray=ray, ray_cpus=args.ray_cpus)
+    except (SettingsMismatch, fanout.FanoutError) as e:
         print(f"match: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -1,7 +1,8 @@
 """Self-play: the engine plays itself and records each game as SGF.
 
     python -m tools.selfplay --config configs/9x9.toml --games 100 --size 9 \\
-        --out runs/selfplay [--workers 2] [--komi 7] [--set search.playouts=800]
+        --out runs/selfplay [--workers 2 | --ray | --ray-address HOST:PORT] [--komi 7] \\
+        [--set search.playouts=800]
 
 One SGF per game (``game-00001.sgf`` ...) with the win rate, visits and
 PV of every move as its comment (``gomill-explain_last_move`` text), written
@@ -10,6 +11,11 @@ skips finished games, so an interrupted run resumes; a rerun with other
 settings (size, komi, config, --seed, --move-limit; ``settings.json``, see
 tools.rundir) is refused, naming the difference.  ``summary.json`` holds
 every game's result and the totals.  Progress is a tqdm bar on stderr.
+The games are played here, in ``--workers`` processes or as Ray tasks
+(``--ray``, ``--ray-address``; tools.fanout, docs/SCALE.md); either way
+the SGFs come back to this process, which writes each once.  On Ray,
+where the games ran (node, games, seconds) is printed at the end and kept
+in ``summary.json`` (``ran_on``).
 Ctrl-C stops the run with one line; the games finished so far are kept.
 
 Each game is played by one :class:`engine.player.Player` (the engine as GTP
@@ -23,12 +29,12 @@ import json
 import logging
 import os
 import re
-import signal
 import sys
 import time
 
 from engine import config as configmod
 from engine.game import atomic_write
+from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.rundir import SettingsMismatch, claim
 
 log = logging.getLogger("gomcts.selfplay")
@@ -74,16 +80,11 @@ def play_one(cfg, index, size, komi, base_seed, move_limit=None):
     return rec, game
 
 
-def _worker(args):
-    cfg, index, size, komi, seed, out, move_limit = args
+def _job(cfg, index, size, komi, seed, move_limit):
+    """One game where the fan-out sends it: (record, SGF text); the driver
+    writes the SGF."""
     rec, game = play_one(cfg, index, size, komi, seed, move_limit)
-    game.save_sgf(os.path.join(out, rec["sgf"]))
-    return rec
-
-
-def _ignore_sigint():
-    """Pool workers leave Ctrl-C to the parent, which ends them."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    return rec, game.to_sgf()
 
 
 def _finished(out, i):
@@ -111,9 +112,12 @@ def summarize(records):
             "resignations": sum(1 for r in recs if r["result"].endswith("+R"))}
 
 
-def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, progress=True):
-    """Play the missing games of ``range(games)`` into ``out``; returns the
-    summary dict (also written to out/summary.json).  Raises
+def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, progress=True,
+        ray=None, ray_cpus=None):
+    """Play the missing games of ``range(games)`` into ``out``, in this
+    process, in ``workers`` processes, or on Ray (``ray``: "local" or a
+    cluster's address; tools.fanout); returns the summary dict (also
+    written to out/summary.json).  Raises
     :class:`tools.rundir.SettingsMismatch` when ``out`` holds games played
     with another size, komi, config, seed or move limit."""
     claim(out, {"size": size, "komi": komi, "config": configmod.to_dict(cfg), "seed": seed,
@@ -141,33 +145,36 @@ def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, prog
         from tqdm import tqdm
         bar = tqdm(total=games, initial=games - len(todo), desc="selfplay", unit="game", file=sys.stderr)
 
+    fan = Fanout(workers=workers, ray=ray, ray_cpus=ray_cpus)
+
     def save():
         data = {"size": size, "komi": komi, "config": configmod.to_dict(cfg), "seed": base,
                 "summary": summarize(records.values()),
                 "records": [records[i] for i in sorted(records)]}
+        if ray:
+            data["ran_on"] = fan.placement()
         atomic_write(os.path.join(out, "summary.json"), json.dumps(data, indent=1) + "\n")
 
-    jobs = [(cfg, i, size, komi, base, out, move_limit) for i in todo]
+    jobs = [(cfg, i, size, komi, base, move_limit) for i in todo]
     try:
-        if workers <= 1 or len(jobs) <= 1:
-            for j in jobs:
-                rec = _worker(j)
+        with fan:
+            for _, value, err in fan.imap(_job, jobs):
+                if err is not None:
+                    raise err
+                rec, sgf = value
+                if rec["index"] in records:         # never twice (a retried job's late twin)
+                    continue
+                atomic_write(os.path.join(out, rec["sgf"]), sgf)
                 records[rec["index"]] = rec
                 save()
                 if bar:
                     bar.update(1)
-        else:
-            import multiprocessing as mp
-            with mp.get_context("spawn").Pool(workers, initializer=_ignore_sigint) as pool:
-                for rec in pool.imap_unordered(_worker, jobs):
-                    records[rec["index"]] = rec
-                    save()
-                    if bar:
-                        bar.update(1)
     finally:
         if bar:
             bar.close()
     save()
+    if ray:
+        print(fan.summary(), file=sys.stderr)
     return summarize(records.values())
 
 
@@ -178,11 +185,13 @@ def main(argv=None):
     ap.add_argument("--games", type=int, default=10)
     ap.add_argument("--size", type=int, default=9)
     ap.add_argument("--komi", type=float, default=None, help="default: gtp.komi of the config")
-    ap.add_argument("--workers", type=int, default=1, help="games in parallel (processes)")
+    ap.add_argument("--workers", type=int, default=None, help="games in parallel (processes; default 1)")
     ap.add_argument("--seed", type=int, default=None, help="game i uses seed+i (default: search.seed or clock)")
     ap.add_argument("--move-limit", type=int, default=None, help="default 3*size*size")
     ap.add_argument("--out", required=True)
+    add_arguments(ap)
     args = ap.parse_args(argv)
+    ray = ray_target(ap, args, args.workers)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s %(levelname)s %(message)s")
     try:
         cfg = configmod.load(args.config, args.set)
@@ -192,8 +201,9 @@ def main(argv=None):
         ap.error("--size must be 2..19")
     komi = args.komi if args.komi is not None else cfg.gtp.komi
     try:
-        s = run(cfg, args.games, args.size, komi, args.out, args.workers, args.seed, args.move_limit)
-    except SettingsMismatch as e:
+        s = run(cfg, args.games, args.size, komi, args.out, args.workers or 1, args.seed, args.move_limit,
+                ray=ray, ray_cpus=args.ray_cpus)
+    except (SettingsMismatch, FanoutError) as e:
         print(f"selfplay: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
