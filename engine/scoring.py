@@ -11,20 +11,16 @@ def fmt_score(score):
     return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
 
-def area_score(size, colors, dead, komi):
-    """Area score (black - white - komi) with the ``dead`` points removed:
-    stones plus empty regions that reach only one colour."""
+def empty_regions(size, grid):
+    """The empty regions of ``grid`` (flat colours, 0 empty): for each, its
+    number of points, the colours it reaches (bits 1 black, 2 white) and
+    the stones it touches."""
     nn = size * size
-    grid = list(colors)
-    for p in dead:
-        grid[p] = 0
-    black = grid.count(1)
-    white = grid.count(2)
     seen = [False] * nn
     for p in range(nn):
         if grid[p] or seen[p]:
             continue
-        stack, region, reach = [p], 0, 0
+        stack, region, reach, touch = [p], 0, 0, set()
         seen[p] = True
         while stack:
             q = stack.pop()
@@ -35,9 +31,22 @@ def area_score(size, colors, dead, komi):
                     r = ny * size + nx
                     if grid[r]:
                         reach |= grid[r]
+                        touch.add(r)
                     elif not seen[r]:
                         seen[r] = True
                         stack.append(r)
+        yield region, reach, touch
+
+
+def area_score(size, colors, dead, komi):
+    """Area score (black - white - komi) with the ``dead`` points removed:
+    stones plus empty regions that reach only one colour."""
+    grid = list(colors)
+    for p in dead:
+        grid[p] = 0
+    black = grid.count(1)
+    white = grid.count(2)
+    for region, reach, _ in empty_regions(size, grid):
         if reach == 1:
             black += region
         elif reach == 2:
@@ -51,7 +60,6 @@ def territory_score(size, colors, dead, seki, captures, komi):
     reach only its living stones) plus its prisoners (``captures[c]``, the
     stones colour c captured during the game, and the opponent's dead
     stones).  Regions that touch a stone in ``seki`` count for nobody."""
-    nn = size * size
     grid = list(colors)
     prisoners = {1: captures[1], 2: captures[2]}
     for p in dead:
@@ -60,26 +68,8 @@ def territory_score(size, colors, dead, seki, captures, komi):
             grid[p] = 0
     seki = set(seki)
     terr = {1: 0, 2: 0}
-    seen = [False] * nn
-    for p in range(nn):
-        if grid[p] or seen[p]:
-            continue
-        stack, region, reach, in_seki = [p], 0, 0, False
-        seen[p] = True
-        while stack:
-            q = stack.pop()
-            region += 1
-            x, y = q % size, q // size
-            for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
-                if 0 <= nx < size and 0 <= ny < size:
-                    r = ny * size + nx
-                    if grid[r]:
-                        reach |= grid[r]
-                        in_seki = in_seki or r in seki
-                    elif not seen[r]:
-                        seen[r] = True
-                        stack.append(r)
-        if reach in (1, 2) and not in_seki:
+    for region, reach, touch in empty_regions(size, grid):
+        if reach in (1, 2) and not (touch & seki):
             terr[reach] += region
     return terr[1] + prisoners[1] - terr[2] - prisoners[2] - komi
 
