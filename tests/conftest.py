@@ -46,3 +46,31 @@ def pytest_collection_modifyitems(config, items):
         for name, why in missing.items():
             if why and item.get_closest_marker(name) is not None:
                 item.add_marker(pytest.mark.skip(reason=why))
+
+
+def passing_search(rows=()):
+    """A stand-in search that always wants to pass; its analysis gives
+    ``rows`` ((flat move, visits) pairs) as the root's children."""
+    from engine.search import SearchResult
+
+    class PassingSearch:
+        def __init__(self, cfg):
+            self.cfg = cfg
+
+        def set_position(self, board, komi):
+            self.board = board
+
+        def run(self, **kw):
+            n = self.board.size ** 2
+            return SearchResult(n, 0.5, 100, 100, 0.0, [n])
+
+        def analysis(self, max_children=None):
+            return [{"move": m, "visits": v, "winrate": 0.5, "prior": 0.0, "pv": [m]} for m, v in rows]
+
+        def clear(self):
+            pass
+
+        def pool_stats(self):
+            return {}
+    return PassingSearch
+

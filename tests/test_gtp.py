@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from engine.config import load
 from engine.gtp.server import GtpServer, preprocess
 from engine.scoring import area_score, fmt_score
-from tests.conftest import PY, ROOT, SMALL
+from tests.conftest import PY, ROOT, SMALL, passing_search
 
 REPLY_RE = re.compile(r"^([=?])(\d*)(?:[ \n](.*))?$", re.S)
 
@@ -453,28 +453,7 @@ def test_rawnet_without_weights_falls_back(tmp_path, capsys):
 def test_pass_safety_plays_on_when_passing_loses(eng):
     """The search's pass is overridden when the dead-stone estimate says
     passing loses and a non-pass move exists."""
-    class PassingSearch:
-        def __init__(self, cfg):
-            self.cfg = cfg
-
-        def set_position(self, board, komi):
-            self.board = board
-
-        def run(self, **kw):
-            from engine.search import SearchResult
-            n = self.board.size ** 2
-            return SearchResult(n, 0.5, 1, 1, 0.0, [n])
-
-        def analysis(self, max_children=None):
-            return []
-
-        def clear(self):
-            pass
-
-        def pool_stats(self):
-            return {}
-
-    e = GtpServer(load(None, SMALL), out=open(os.devnull, "w"), search_factory=PassingSearch)
+    e = GtpServer(load(None, SMALL), out=open(os.devnull, "w"), search_factory=passing_search())
     ok(e, "komi 7")
     mv = ok(e, "genmove b")             # empty board, komi 7: passing loses for Black
     assert mv != "pass"

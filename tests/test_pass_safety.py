@@ -6,8 +6,7 @@ import os
 
 from engine.config import load
 from engine.gtp.server import GtpServer
-from engine.search import SearchResult
-from tests.conftest import SMALL
+from tests.conftest import SMALL, passing_search
 
 SMALL = SMALL + ["gtp.score_playouts=200"]
 
@@ -24,31 +23,6 @@ POS = [".X.XO....",
        "..XO....."]
 G7_LIBS = {"F7", "H7", "G6", "G8"}
 BOARD_ORDER = {f"{c}{r}" for r in (1, 2) for c in "ABCDEFGHJ"}   # the old fallback's first picks
-
-
-def passing_search(rows):
-    """A search that always wants to pass; its analysis gives ``rows``
-    (flat moves and visits) as the root's children."""
-    class PassingSearch:
-        def __init__(self, cfg):
-            self.cfg = cfg
-
-        def set_position(self, board, komi):
-            self.board = board
-
-        def run(self, **kw):
-            n = self.board.size ** 2
-            return SearchResult(n, 0.5, 100, 100, 0.0, [n])
-
-        def analysis(self, max_children=None):
-            return [{"move": m, "visits": v, "winrate": 0.5, "prior": 0.0, "pv": [m]} for m, v in rows]
-
-        def clear(self):
-            pass
-
-        def pool_stats(self):
-            return {}
-    return PassingSearch
 
 
 def engine(rows=()):

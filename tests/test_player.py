@@ -7,8 +7,7 @@ from engine.config import load
 from engine.player import (GameStateError, IllegalMoveError, OptionError, Player, PlayerError,
                            TimeSettingsError)
 from engine.scoring import area_score
-from engine.search import SearchResult
-from tests.conftest import SMALL
+from tests.conftest import SMALL, passing_search
 
 SMALL = SMALL + ["search.playouts=40", "gtp.score_playouts=200"]
 N = 9
@@ -105,26 +104,7 @@ def test_final_score_takes_off_dead_stones():
 def test_a_losing_pass_is_replaced_by_a_board_move():
     """The Player's pass rule: a search that wants to pass while the count
     says it loses plays on (at the dead stone's liberties here)."""
-    class PassingSearch:
-        def __init__(self, cfg):
-            self.cfg = cfg
-
-        def set_position(self, board, komi):
-            self.board = board
-
-        def run(self, **kw):
-            n = self.board.size ** 2
-            return SearchResult(n, 0.5, 100, 100, 0.0, [n])
-
-        def analysis(self, max_children=None):
-            return []
-
-        def clear(self):
-            pass
-
-        def pool_stats(self):
-            return {}
-    p = player(search_factory=PassingSearch)
+    p = player(search_factory=passing_search())
     walls(p, extra_white=[pt("A5")])
     assert p.genmove(WHITE) == N * N           # White wins by far: its pass stands
     mv = p.genmove(BLACK)                      # Black loses by 34: no pass
