@@ -41,7 +41,7 @@ from board_ext.board cimport (board_t, rng_t, geom_t, board_copy, board_legal, b
                               board_is_eye, board_playable, board_libs, board_chain_lib, board_score,
                               rng_int, rng_next, MAXNN, MAXW, EMPTY, BLACK, WHITE)
 from board_ext.board cimport Board
-from board_ext.tactics cimport chain_libs_after, ladder_captures_inplace, ladder_works_inplace
+from board_ext.tactics cimport MAX_ADJ, atari_neighbours, chain_libs_after, ladder_captures_inplace, ladder_works_inplace
 import time
 
 cdef extern from *:
@@ -234,23 +234,24 @@ cdef int random_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     return b.g.nn
 
 
+cdef inline int _capture_next_to(const board_t* b, int r, int c) noexcept nogil:
+    """The capture, legal for c, of an opponent chain in atari next to c's
+    chain r (the first in the order of r's stones), or -1."""
+    cdef int adj[MAX_ADJ]
+    cdef int k, lib, n = atari_neighbours(b, r, adj)
+    for k in range(n):
+        lib = board_chain_lib(b, adj[k])
+        if board_legal(b, lib, c):
+            return lib
+    return -1
+
+
 cdef int _atari_defence(board_t* b, int r, int c) noexcept nogil:
     """A move saving own chain r (in atari): capture an adjacent opponent
     chain in atari, else extend to >= 2 liberties; -1 if none."""
-    cdef const geom_t* g = b.g
-    cdef int nw = g.nw, w, s, i, n, lib
-    cdef uint64_t word
-    for w in range(nw):
-        word = b.stones[r * nw + w]
-        while word:
-            s = (w << 6) + __builtin_ctzll_(word)
-            word &= word - 1
-            for i in range(g.n_nbr[s]):
-                n = g.nbr[s][i]
-                if b.color[n] == 3 - c and board_libs(b, n) == 1:
-                    lib = board_chain_lib(b, n)
-                    if board_legal(b, lib, c):
-                        return lib
+    cdef int lib = _capture_next_to(b, r, c)
+    if lib >= 0:
+        return lib
     lib = board_chain_lib(b, r)
     if lib >= 0 and board_legal(b, lib, c) and chain_libs_after(b, lib, c) >= 2:
         return lib
@@ -456,26 +457,16 @@ cdef int _defend_atari(board_t* b, int n, int c) noexcept nogil:
     else, when running gives two, nothing if the ladder reader says the
     chain is caught whatever it does; then a counter-capture, else the run
     to two.  -1: nothing saves it."""
-    cdef const geom_t* g = b.g
-    cdef int r = b.chain[n], lib, nw = g.nw, w, s, i, q, la
-    cdef uint64_t word
+    cdef int r = b.chain[n], lib, q, la
     lib = board_chain_lib(b, r)
     la = chain_libs_after(b, lib, c) if (lib >= 0 and board_legal(b, lib, c)) else 0
     if la >= 3:
         return lib
     if la == 2 and ladder_captures_inplace(b, n, 0, ROLLOUT_LADDER_NODES):
         return -1
-    for w in range(nw):
-        word = b.stones[r * nw + w]
-        while word:
-            s = (w << 6) + __builtin_ctzll_(word)
-            word &= word - 1
-            for i in range(g.n_nbr[s]):
-                q = g.nbr[s][i]
-                if b.color[q] == 3 - c and b.libcnt[b.chain[q]] == 1:
-                    q = board_chain_lib(b, q)
-                    if board_legal(b, q, c):
-                        return q
+    q = _capture_next_to(b, r, c)
+    if q >= 0:
+        return q
     if la >= 2:
         return lib
     return -1

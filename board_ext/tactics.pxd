@@ -3,6 +3,11 @@
 # on the caller's own board and leave it exactly as it was.
 from board_ext.board cimport board_t
 
+cdef enum:
+    MAX_ADJ = 32               # adjacent attacker chains in atari looked at
+
+cdef int atari_neighbours(const board_t* b, int r, int* out) noexcept nogil
+
 cdef int chain_libs_after(const board_t* b, int p, int c) noexcept nogil
 cdef bint ladder_captures(const board_t* b, int chain_pt, int max_depth) noexcept nogil
 cdef bint ladder_works(const board_t* b, int atari_move, int attacker, int max_depth) noexcept nogil

@@ -82,7 +82,6 @@ cdef extern from *:
 cdef enum:
     HEADMAX = 512              # bytes of board_t before color[] (checked at import)
     LADDER_MAX_NODES = 500     # positions read per top-level call
-    MAX_ADJ = 32               # adjacent attacker chains in atari looked at
 
 ctypedef struct rd_t:
     board_t* arena             # one board per ply
@@ -193,7 +192,7 @@ cdef bint _runs_clear(const board_t* b, int pt) noexcept nogil:
     return 1
 
 
-cdef int _atari_neighbours(const board_t* b, int r, int* out) noexcept nogil:
+cdef int atari_neighbours(const board_t* b, int r, int* out) noexcept nogil:
     """Representatives of the opponent chains in atari next to chain r
     (at most MAX_ADJ)."""
     cdef const geom_t* g = b.g
@@ -364,7 +363,7 @@ cdef bint _defender_loses(rd_t* rd, board_t* b, int pt, int depth, int ply) noex
         rd.cut = 1
         return 0
     # counter-captures
-    nadj = _atari_neighbours(b, b.chain[pt], adj)
+    nadj = atari_neighbours(b, b.chain[pt], adj)
     for i in range(nadj):
         q = board_chain_lib(b, adj[i])
         if q < 0 or not board_legal(b, q, d):
