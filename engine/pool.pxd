@@ -98,6 +98,7 @@ cdef class Tree:
     cdef int _legal_count(self, int node, const board_t* b) noexcept nogil
     cdef int _n_children(self, int node) noexcept nogil
     cdef int _random_untried(self, int node, const board_t* b) noexcept nogil
+    cdef bint _better(self, double score, double* bestscore, int* ties) noexcept nogil
     cdef double _child_value(self, int c) noexcept nogil
     cdef int _select(self, int node, const board_t* b, int* untried_move) noexcept nogil
     cdef int _expand(self, int node, int m, const board_t* b) noexcept nogil

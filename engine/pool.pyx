@@ -478,6 +478,18 @@ cdef class Tree:
             return self.nn
         return -1
 
+    cdef inline bint _better(self, double score, double* bestscore, int* ties) noexcept nogil:
+        """A candidate of this score takes the lead: above the best so far,
+        or level with it and drawn among the ties at random (reservoir)."""
+        if score > bestscore[0]:
+            bestscore[0] = score
+            ties[0] = 1
+            return True
+        if score == bestscore[0]:
+            ties[0] += 1
+            return rng_int(&self.rng, ties[0]) == 0
+        return False
+
     cdef double _child_value(self, int c) noexcept nogil:
         """The value selection uses (real and prior statistics together).
         TREE_UCT: the mean, blended with AMAF by beta = sqrt(k / (3n + k))
@@ -553,14 +565,8 @@ cdef class Tree:
                 score = self._child_value(c) + Kn * sqrt(logN / n)
             else:
                 score = self._child_value(c) + self.c_puct * (self.P[c] * P_UNIT) * sq / (1.0 + n)
-            if score > bestscore:
-                bestscore = score
+            if self._better(score, &bestscore, &ties):
                 best = c
-                ties = 1
-            elif score == bestscore:
-                ties += 1
-                if rng_int(&self.rng, ties) == 0:
-                    best = c
             c = self.next_sibling[c]
         if self.n_untried[node] <= 0:
             return best
@@ -593,14 +599,8 @@ cdef class Tree:
                         score = 0.5 * (1 + p / pmax) + Kn * sqrt(logN / N0)
                 else:
                     score = fpu + self.c_puct * p * sq
-                if score > bestscore:
-                    bestscore = score
+                if self._better(score, &bestscore, &ties):
                     best = -2 - m
-                    ties = 1
-                elif score == bestscore:
-                    ties += 1
-                    if rng_int(&self.rng, ties) == 0:
-                        best = -2 - m
             if best <= -2:
                 untried_move[0] = -2 - best
                 return -1
@@ -699,14 +699,8 @@ cdef class Tree:
             if self.K > 0:
                 n = self.N[c] + self.N0[c]
                 score += self.K * sqrt(logN / (n if n > 1.0 else 1.0))
-            if score > bestscore:
-                bestscore = score
+            if self._better(score, &bestscore, &ties):
                 best = c
-                ties = 1
-            elif score == bestscore:
-                ties += 1
-                if rng_int(&self.rng, ties) == 0:
-                    best = c
             c = self.next_sibling[c]
         return best
 
