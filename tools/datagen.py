@@ -7,7 +7,9 @@ Each game starts with ``0..--random-opening`` uniformly random legal moves
 (not labels), then GNU Go (``--chinese-rules --level L``) plays both sides
 until two passes or a move cap.  Every GNU Go move is a training label; the
 position before it is rebuilt by replaying the game on ``board_ext`` when the
-training set is built (``nets.data``), so only move sequences are stored.
+training set is built (``nets.data``), so only move sequences are stored,
+with GNU Go's ``final_score`` of each game (``scores``, black minus white:
+the value target).
 
 Shards hold ``--shard-games`` games each, named by level and index; a shard is
 written to a temporary file and renamed, so a killed run leaves no partial
@@ -20,6 +22,7 @@ the seed ``L * 1_000_003 + g`` so reruns regenerate identical games.
 import argparse
 import os
 import random
+import re
 import sys
 
 import numpy as np
@@ -29,8 +32,22 @@ from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.gtp_client import GtpClient, gnugo_command
 
 
+def parse_score(text):
+    """GTP ``final_score`` ("B+3.5", "W+0.5", "0") -> black minus white."""
+    t = text.strip().upper()
+    if t in ("0", "JIGO", "DRAW"):
+        return 0.0
+    m = re.fullmatch(r"([BW])\+(\d+(?:\.\d*)?)", t)
+    if not m:
+        raise ValueError(f"unreadable final_score {text!r}")
+    v = float(m.group(2))
+    return v if m.group(1) == "B" else -v
+
+
 def play_one_game(gtp, size, komi, seed, max_random):
-    """Return (moves, is_label) for one self-play game of the connected GNU Go."""
+    """Return (moves, is_label, score) for one self-play game of the
+    connected GNU Go; ``score`` is its ``final_score`` (area, black minus
+    white, komi included), the value target of every position."""
     rng = random.Random(seed)
     gtp.send(f"boardsize {size}")
     gtp.send(f"komi {komi}")
@@ -66,7 +83,7 @@ def play_one_game(gtp, size, komi, seed, max_random):
         labels.append(True)
         passes = passes + 1 if idx == size * size else 0
         turn += 1
-    return moves, labels
+    return moves, labels, parse_score(gtp.send("final_score"))
 
 
 def shard_path(out, level, index):
@@ -76,17 +93,19 @@ def shard_path(out, level, index):
 def play_shard(size, komi, level, index, shard_games, max_random):
     """The games of shard ``index``, played where the fan-out sends them:
     the shard's arrays (what :func:`write_shard` stores)."""
-    all_moves, all_labels, offsets, seeds = [], [], [0], []
+    all_moves, all_labels, offsets, seeds, scores = [], [], [0], [], []
     with GtpClient(gnugo_command(level), timeout=600) as gtp:
         for g in range(index * shard_games, (index + 1) * shard_games):
             seed = level * 1_000_003 + g
-            m, lab = play_one_game(gtp, size, komi, seed, max_random)
+            m, lab, score = play_one_game(gtp, size, komi, seed, max_random)
+            scores.append(score)
             all_moves.extend(m)
             all_labels.extend(lab)
             offsets.append(len(all_moves))
             seeds.append(seed)
     return dict(moves=np.asarray(all_moves, np.int16), is_label=np.asarray(all_labels, np.bool_),
                 offsets=np.asarray(offsets, np.int64), seeds=np.asarray(seeds, np.int64),
+                scores=np.asarray(scores, np.float32),
                 size=np.int32(size), level=np.int32(level), komi=np.float32(komi))
 
 
