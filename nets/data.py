@@ -13,6 +13,15 @@ fingerprint of its shard and the planes version and is rebuilt when either
 changes.  Shards appearing later (datagen still running) are simply built on
 the next run.
 
+Value targets: a shard's ``scores`` (one per game, black minus white, komi
+included; GNU Go's ``final_score`` in datagen shards, the engine's count in
+self-play shards) give every position ``z``: +1 when the side to move won
+the game, -1 when it lost, 0 for a jigo or a shard without scores (no value
+loss there).  Self-play shards (``tools.selfplay --data``) also hold the
+root's visit distribution of every labelled move (``visits``, the policy
+target instead of the one-hot move) and the root's value (``root_values``).
+A shard that does not read is skipped with its name logged, never used.
+
 Game ids are the shard ``seeds`` (``level * 1_000_003 + g`` in datagen), so
 they are unique across levels and stable as more shards appear;
 :func:`split_by_game` draws the validation games by a hash of the id, so a
@@ -29,16 +38,21 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from board_ext.board import Board
-from board_ext.features import NUM_PLANES, planes
+from board_ext.features import NUM_PLANES, PLANE_COUNTS, planes
 
 CACHE_DIR = "_planes"
-CACHE_VERSION = 1   # bump when the planes or the replay change
+CACHE_VERSION = 2   # bump when the planes or the replay change
 
 
 @dataclass
 class Positions:
-    """Labelled positions: ``X`` uint8 (N, NUM_PLANES, n, n), ``y`` int64
-    (N,) flat move (pass = n*n), ``game`` int64 (N,) game id."""
+    """Labelled positions: ``X`` uint8 (N, planes, n, n), ``y`` int64
+    (N,) flat move (pass = n*n), ``game`` int64 (N,) game id, ``z`` int8
+    (N,) the game's result for the side to move (+1, -1, 0 unknown),
+    ``move_no`` int16 (N,) moves played before the position, ``pi``
+    float16 (N, n*n+1) the policy target (the root's visit distribution of
+    self-play positions, one-hot elsewhere) or None when no shard has
+    visits."""
     X: np.ndarray
     y: np.ndarray
     game: np.ndarray
@@ -47,15 +61,22 @@ class Positions:
     n_games: int = 0
     shards: list = field(default_factory=list)
     skipped_moves: int = 0   # labels lost to replay errors (should be 0)
+    z: np.ndarray | None = None
+    move_no: np.ndarray | None = None
+    pi: np.ndarray | None = None
+    bad_shards: list = field(default_factory=list)
 
     def __len__(self):
         return len(self.y)
 
     def subset(self, mask_or_idx) -> "Positions":
+        def sub(a):
+            return None if a is None else a[mask_or_idx]
         return Positions(self.X[mask_or_idx], self.y[mask_or_idx], self.game[mask_or_idx],
                          self.size, list(self.levels),
                          int(len(np.unique(self.game[mask_or_idx]))), list(self.shards),
-                         self.skipped_moves)
+                         self.skipped_moves, sub(self.z), sub(self.move_no), sub(self.pi),
+                         list(self.bad_shards))
 
 
 def list_shards(dirs) -> list[str]:
@@ -80,8 +101,9 @@ def _fingerprint(sh) -> np.ndarray:
                      int(sh["is_label"].sum()), int(sh["seeds"].sum()), len(sh["offsets"])], np.int64)
 
 
-def replay_shard(sh) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """Replay the games of a loaded shard: (X uint8, y int64, game int64, skipped)."""
+def replay_shard(sh, n_planes: int = NUM_PLANES):
+    """Replay the games of a loaded shard: (X uint8, y int64, game int64,
+    z int8, move_no int16, skipped)."""
     size = int(sh["size"])
     moves = sh["moves"].astype(np.int64)
     is_label = sh["is_label"].astype(bool)
@@ -89,11 +111,14 @@ def replay_shard(sh) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
     seeds = sh["seeds"].astype(np.int64)
     n_lab = int(is_label.sum())
     nn_ = size * size
-    X = np.zeros((n_lab, NUM_PLANES, size, size), np.uint8)
+    scores = sh["scores"].astype(np.float64) if "scores" in sh else np.zeros(len(offsets) - 1)
+    X = np.zeros((n_lab, n_planes, size, size), np.uint8)
     y = np.empty(n_lab, np.int64)
     game = np.empty(n_lab, np.int64)
+    z = np.zeros(n_lab, np.int8)
+    move_no = np.zeros(n_lab, np.int16)
     longest = int(np.max(np.diff(offsets))) if len(offsets) > 1 else 0
-    buf = np.empty((max(longest, 1), NUM_PLANES, size, size), np.float32)
+    buf = np.empty((max(longest, 1), n_planes, size, size), np.float32)
     k = 0
     skipped = 0
     for g in range(len(offsets) - 1):
@@ -102,11 +127,15 @@ def replay_shard(sh) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
         gl = is_label[a:b].tolist()
         # GNU Go plays simple-ko rules; positional superko must not reject its moves
         board = Board(size, superko=False)
+        black_won = int(np.sign(scores[g]))      # +1 black, -1 white, 0 jigo / unknown
         j = 0
         for i, (m, lab) in enumerate(zip(gm, gl)):
             if lab:
-                planes(board, out=buf[j])
+                planes(board, out=buf[j], n_planes=n_planes)
                 y[k + j] = m
+                # the side to move: black before even-numbered moves
+                z[k + j] = black_won if i % 2 == 0 else -black_won
+                move_no[k + j] = i
                 j += 1
             try:
                 board.play(m)
@@ -120,71 +149,121 @@ def replay_shard(sh) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
             game[k:k + j] = seeds[g]
             k += j
     if k != n_lab:
-        X, y, game = X[:k], y[:k], game[:k]
+        X, y, game, z, move_no = X[:k], y[:k], game[:k], z[:k], move_no[:k]
     assert np.all((y >= 0) & (y <= nn_))
-    return X, y, game, skipped
+    return X, y, game, z, move_no, skipped
 
 
-def _cache_path(shard: str) -> str:
+def _cache_path(shard: str, n_planes: int = NUM_PLANES) -> str:
     d, name = os.path.split(shard)
-    return os.path.join(d, CACHE_DIR, name)
+    return os.path.join(d, CACHE_DIR, f"p{n_planes}", name)
 
 
-def build_shard(shard: str, cache: bool = True):
-    """(X, y, game, size, level, n_games, skipped) of one shard, from its cache if fresh."""
+@dataclass
+class Shard:
+    """The positions of one shard (``build_shard``)."""
+    X: np.ndarray
+    y: np.ndarray
+    game: np.ndarray
+    z: np.ndarray
+    move_no: np.ndarray
+    size: int
+    level: int
+    n_games: int
+    skipped: int
+    visits: np.ndarray | None = None       # float16 (N, n*n+1), self-play shards
+
+
+def build_shard(shard: str, cache: bool = True, n_planes: int = NUM_PLANES) -> Shard:
+    """The positions of one shard, from its cache if fresh."""
+    if n_planes not in PLANE_COUNTS:
+        raise ValueError(f"input planes must be one of {PLANE_COUNTS}, got {n_planes}")
     with np.load(shard) as z:
         sh = {k: z[k] for k in z.files}
     size, level = int(sh["size"]), int(sh["level"])
     fp = _fingerprint(sh)
-    cpath = _cache_path(shard)
+    cpath = _cache_path(shard, n_planes)
     n_games = len(sh["offsets"]) - 1
+    visits = sh["visits"].astype(np.float16) if "visits" in sh else None
     if cache and os.path.exists(cpath):
         try:
             with np.load(cpath) as c:
                 if np.array_equal(c["fingerprint"], fp):
                     n = len(c["y"])
-                    X = np.unpackbits(c["Xp"], axis=1, count=NUM_PLANES * size * size)
-                    X = X.reshape(n, NUM_PLANES, size, size)
-                    return X, c["y"], c["game"], size, level, n_games, int(c["skipped"])
+                    X = np.unpackbits(c["Xp"], axis=1, count=n_planes * size * size)
+                    X = X.reshape(n, n_planes, size, size)
+                    return Shard(X, c["y"], c["game"], c["z"], c["move_no"], size, level,
+                                 n_games, int(c["skipped"]), visits)
         except Exception:
             pass   # unreadable or stale cache: rebuild
-    X, y, game, skipped = replay_shard(sh)
+    X, y, game, zz, move_no, skipped = replay_shard(sh, n_planes)
+    if visits is not None and len(visits) != len(y):
+        raise ValueError(f"{len(visits)} visit rows for {len(y)} labelled positions")
     if cache:
         os.makedirs(os.path.dirname(cpath), exist_ok=True)
         tmp = f"{cpath}.{os.getpid()}.tmp"
         with open(tmp, "wb") as f:
-            np.savez(f, Xp=np.packbits(X.reshape(len(y), -1), axis=1), y=y, game=game,
-                     fingerprint=fp, skipped=np.int64(skipped))
+            np.savez(f, Xp=np.packbits(X.reshape(len(y), -1), axis=1), y=y, game=game, z=zz,
+                     move_no=move_no, fingerprint=fp, skipped=np.int64(skipped))
         os.replace(tmp, cpath)
-    return X, y, game, size, level, n_games, skipped
+    return Shard(X, y, game, zz, move_no, size, level, n_games, skipped, visits)
 
 
 def load_positions(dirs, size: int | None = None, cache: bool = True,
-                   max_shards: int | None = None, progress: bool = False) -> Positions:
-    """All labelled positions of the shards in ``dirs`` (a directory or a list)."""
+                   max_shards: int | None = None, progress: bool = False,
+                   n_planes: int = NUM_PLANES, log=None) -> Positions:
+    """All labelled positions of the shards in ``dirs`` (a directory or a
+    list).  A shard that does not read (truncated, not a shard, replay
+    error) is skipped and named through ``log`` (stderr by default), and
+    listed in ``bad_shards``; one of another board size is an error."""
     shards = list_shards(dirs)
     if max_shards is not None:
         shards = shards[:max_shards]
     if not shards:
         raise FileNotFoundError(f"no shards (*.npz) in {dirs!r}")
-    Xs, ys, gs = [], [], []
+    if log is None:
+        def log(msg):
+            print(msg, file=sys.stderr, flush=True)
+    parts, used, bad = [], [], []
     levels, n_games, skipped = set(), 0, 0
     it = shards
     if progress:
         from tqdm import tqdm
         it = tqdm(shards, desc="positions", unit="shard", file=sys.stderr, leave=False)
     for s in it:
-        X, y, g, sz, lev, ng, sk = build_shard(s, cache)
+        try:
+            sh = build_shard(s, cache, n_planes)
+        except Exception as e:         # a shard that does not read is never used
+            log(f"skipping shard {s}: {type(e).__name__}: {e}")
+            bad.append(s)
+            continue
         if size is None:
-            size = sz
-        if sz != size:
-            raise ValueError(f"{s}: board size {sz}, expected {size}")
-        Xs.append(X), ys.append(y), gs.append(g)
-        levels.add(lev)
-        n_games += ng
-        skipped += sk
-    return Positions(np.concatenate(Xs), np.concatenate(ys), np.concatenate(gs), size,
-                     sorted(levels), n_games, shards, skipped)
+            size = sh.size
+        if sh.size != size:
+            raise ValueError(f"{s}: board size {sh.size}, expected {size}")
+        parts.append(sh)
+        used.append(s)
+        levels.add(sh.level)
+        n_games += sh.n_games
+        skipped += sh.skipped
+    if not parts:
+        raise FileNotFoundError(f"no shard of {dirs!r} reads")
+    pi = None
+    if any(p.visits is not None for p in parts):
+        M = size * size + 1
+        rows = []
+        for p in parts:
+            if p.visits is not None:
+                rows.append(p.visits)
+            else:
+                oh = np.zeros((len(p.y), M), np.float16)
+                oh[np.arange(len(p.y)), p.y] = 1
+                rows.append(oh)
+        pi = np.concatenate(rows)
+    cat = np.concatenate
+    return Positions(cat([p.X for p in parts]), cat([p.y for p in parts]),
+                     cat([p.game for p in parts]), size, sorted(levels), n_games, used, skipped,
+                     cat([p.z for p in parts]), cat([p.move_no for p in parts]), pi, bad)
 
 
 def split_by_game(game: np.ndarray, val_fraction: float, salt: int = 0) -> np.ndarray:
@@ -231,9 +310,16 @@ def move_perms(size: int) -> np.ndarray:
 
 
 def summary(pos: Positions) -> str:
-    return (f"{len(pos)} positions from {pos.n_games} games in {len(pos.shards)} shards, "
-            f"{pos.size}x{pos.size}, levels {pos.levels}, pass labels "
-            f"{int((pos.y == pos.size * pos.size).sum())}")
+    out = (f"{len(pos)} positions from {pos.n_games} games in {len(pos.shards)} shards, "
+           f"{pos.size}x{pos.size}, levels {pos.levels}, pass labels "
+           f"{int((pos.y == pos.size * pos.size).sum())}")
+    if pos.z is not None:
+        out += f", value targets {int((pos.z != 0).sum())}"
+    if pos.pi is not None:
+        out += ", visit distributions"
+    if pos.bad_shards:
+        out += f", {len(pos.bad_shards)} shards skipped"
+    return out
 
 
 if __name__ == "__main__":

@@ -77,15 +77,39 @@ def config_from_state_dict(sd: dict, where: str = "weights"):
         if w.ndim != 4 or w.shape[1] != widths[k - 2] or w.shape[2] != w.shape[3]:
             raise WeightsError(f"{where}: conv{k}.weight has shape {tuple(w.shape)}, "
                                f"inconsistent with conv{k - 1} ({widths[k - 2]} filters)")
+    value_head = "value_conv.weight" in sd
     n_moves, fc_in = (int(s) for s in sd["fc.weight"].shape)
     n = int(round((n_moves - 1) ** 0.5))
     if n * n + 1 != n_moves or fc_in != widths[-1] * n * n:
         raise WeightsError(f"{where}: fc.weight has shape {(n_moves, fc_in)}, which fits no "
                            f"board size (expected (n*n+1, {widths[-1]}*n*n))")
     try:
-        return ModelConfig(board_size=n, in_planes=in_planes, widths=widths, kernels=kernels)
+        return ModelConfig(board_size=n, in_planes=in_planes, widths=widths, kernels=kernels,
+                           value_head=value_head)
     except ValueError as e:
         raise WeightsError(f"{where}: {e}") from None
+
+
+def check_metadata(path: str, cfg) -> None:
+    """The provenance file next to the weights (``<name>.json``), when there
+    is one, must describe the same net: input planes and heads."""
+    import json
+    meta = os.path.splitext(path)[0] + ".json"
+    if not os.path.exists(meta):
+        return
+    try:
+        with open(meta) as f:
+            mc = json.load(f).get("model_config", {})
+    except (OSError, ValueError) as e:
+        raise WeightsError(f"{meta}: unreadable metadata ({e})") from None
+    planes = int(mc.get("in_planes", cfg.in_planes))
+    heads = ["policy", "value"] if mc.get("value_head", False) else ["policy"]
+    if planes != cfg.in_planes:
+        raise WeightsError(f"{path}: the weights take {cfg.in_planes} input planes, "
+                           f"{os.path.basename(meta)} says {planes}")
+    if heads != cfg.heads:
+        raise WeightsError(f"{path}: the weights have heads {cfg.heads}, "
+                           f"{os.path.basename(meta)} says {heads}")
 
 
 def resolve_device(device: str) -> str:
@@ -120,7 +144,6 @@ class Evaluator:
                  name: str | None = None, path: str | None = None, precision: str = "fp32",
                  device: str = "cpu"):
         import torch
-        from board_ext.features import NUM_PLANES
         if threads:
             torch.set_num_threads(int(threads))
         self._torch = torch
@@ -146,18 +169,21 @@ class Evaluator:
         self._run_lock = threading.Lock()   # guards the planes buffer and the net
         self.hits = self.misses = 0
         n = self.board_size
-        self._nplanes = NUM_PLANES
-        self._buf = np.empty((64, NUM_PLANES, n, n), np.float32)
+        self.has_value = bool(self.config.value_head)
+        self._nplanes = self.config.in_planes
+        self._buf = np.empty((64, self._nplanes, n, n), np.float32)
 
     # -- loading ---------------------------------------------------------------
     @classmethod
     def load(cls, path_or_size, threads: int | None = 1, cache_size: int = 4096,
              weights_dir: str = WEIGHTS_DIR, expect_config=None,
-             precision: str = "fp32", device: str = "cpu") -> "Evaluator":
+             precision: str = "fp32", device: str = "cpu", need_value: bool = False) -> "Evaluator":
         """Evaluator from shipped weights: ``path_or_size`` is a board size
         (``nets/weights/<n>x<n>.pt``) or a path.  A board size also requires
         the file's net to be for that size; ``expect_config`` (a ModelConfig)
-        requires that exact architecture."""
+        requires that exact architecture; ``need_value`` a value head.  The
+        metadata file next to the weights, when there is one, must agree on
+        the input planes and the heads."""
         import torch
         from nets.model import PolicyNet
         if isinstance(path_or_size, (int, np.integer)):
@@ -187,10 +213,10 @@ class Evaluator:
         if expect_config is not None and cfg != expect_config:
             raise WeightsError(f"{path}: architecture {cfg.name} {cfg.to_dict()} differs from "
                                f"the expected {expect_config.name} {expect_config.to_dict()}")
-        from board_ext.features import NUM_PLANES
-        if cfg.in_planes != NUM_PLANES:
-            raise WeightsError(f"{path}: net takes {cfg.in_planes} input planes, "
-                               f"board_ext.features gives {NUM_PLANES}")
+        check_metadata(path, cfg)
+        if need_value and not cfg.value_head:
+            raise WeightsError(f"{path}: the net has no value head (heads {cfg.heads}), "
+                               f"and the config mixes the value in (tree.value_lambda > 0)")
         model = PolicyNet(cfg)
         try:
             model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)
@@ -202,25 +228,28 @@ class Evaluator:
 
     # -- evaluation ------------------------------------------------------------
     def _run(self, boards):
-        """Raw logits (B, M) and features (B, F) for boards, float32 numpy."""
+        """Raw logits (B, M), values (B,) or None and features (B, F) for
+        boards, float32 numpy."""
         from board_ext.features import planes_batch
         torch = self._torch
         B = len(boards)
         if self._buf.shape[0] < B:
             n = self.board_size
             self._buf = np.empty((B, self._nplanes, n, n), np.float32)
-        x = planes_batch(boards, out=self._buf)[:B]
+        x = planes_batch(boards, out=self._buf, n_planes=self._nplanes)[:B]
         xt = torch.from_numpy(x)
         if self.device != "cpu":
             xt = xt.to(self.device)
         if self.channels_last:
             xt = xt.contiguous(memory_format=torch.channels_last)
         with torch.inference_mode(), self._autocast():
-            logits, feats = self.model.forward_with_features(xt)
+            logits, vlogit, feats = self.model.forward_all(xt)
             logits = logits.float().cpu().numpy().copy()
+            values = (None if vlogit is None else
+                      torch.sigmoid(vlogit.float()).cpu().numpy().astype(np.float32))
             # (B, C, n, n) in NCHW order whatever the memory format
             feats = feats.float().contiguous().reshape(B, -1).cpu().numpy()
-        return logits, feats
+        return logits, values, feats
 
     def _autocast(self):
         if self.precision == "bf16":
@@ -229,17 +258,26 @@ class Evaluator:
 
     def evaluate(self, boards, want_features: bool = False):
         """(priors (B, n*n+1) float32, features (B, 32*n*n) float32 or None)."""
+        priors, feats, _ = self.evaluate_all(boards, want_features)
+        return priors, feats
+
+    def evaluate_all(self, boards, want_features: bool = False):
+        """(priors, features or None, values): ``values`` float32 (B,), the
+        value head's probability that the side to move of each board wins,
+        or None when the net has no value head."""
         boards = list(boards)
         B = len(boards)
         M = self.n_moves
         n = self.board_size
         if B == 0:
-            return np.zeros((0, M), np.float32), (np.zeros((0, self.feature_dim), np.float32)
-                                                 if want_features else None)
+            return (np.zeros((0, M), np.float32),
+                    np.zeros((0, self.feature_dim), np.float32) if want_features else None,
+                    np.zeros(0, np.float32) if self.has_value else None)
         for b in boards:
             if b.size != n:
                 raise ValueError(f"board is {b.size}x{b.size}, this evaluator is {n}x{n}")
         logits = np.empty((B, M), np.float32)
+        values = np.empty(B, np.float32) if self.has_value else None
         feats = np.empty((B, self.feature_dim), np.float32) if want_features else None
         todo = list(range(B))
         keys = None
@@ -254,20 +292,24 @@ class Evaluator:
                         logits[i] = e[0]
                         if want_features:
                             feats[i] = e[1]
+                        if values is not None:
+                            values[i] = e[2]
                         self.hits += 1
                     else:
                         todo.append(i)
                         self.misses += 1
         if todo:
             with self._run_lock:
-                lg, ft = self._run([boards[i] for i in todo])
+                lg, vl, ft = self._run([boards[i] for i in todo])
             logits[todo] = lg
+            if values is not None:
+                values[todo] = vl
             if want_features:
                 feats[todo] = ft
             if self.cache_size > 0:
                 with self._lock:
                     for j, i in enumerate(todo):
-                        self._cache[keys[i]] = (lg[j], ft[j])
+                        self._cache[keys[i]] = (lg[j], ft[j], None if vl is None else float(vl[j]))
                         self._cache.move_to_end(keys[i])
                     while len(self._cache) > self.cache_size:
                         self._cache.popitem(last=False)
@@ -282,7 +324,7 @@ class Evaluator:
         z -= z.max(axis=1, keepdims=True)
         np.exp(z, out=z)
         z /= z.sum(axis=1, keepdims=True)
-        return z.astype(np.float32, copy=False), feats
+        return z.astype(np.float32, copy=False), feats, values
 
     def evaluate_one(self, board, want_features: bool = False):
         """(priors (n*n+1,), features (32*n*n,) or None) of one board."""

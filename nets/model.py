@@ -22,8 +22,15 @@ Deviation: the paper's net has no pass output (n*n outputs only).  We add
 one (index n*n, ``Board.pass_move``) because the GNU Go teacher passes at the
 end of its games and those passes are training labels.
 
-Input: ``board_ext.features.NUM_PLANES`` planes from the view of the side to
-move (see ``board_ext/features.pyx``).
+Input: ``in_planes`` planes from the view of the side to move (see
+``board_ext/features.pyx``): 15 for the first round's nets, 29
+(``NUM_PLANES``) for new ones.
+
+Value head (``value_head = True``; second round): a 1x1 convolution of
+Conv7 to 2 planes, a fully connected layer of 64 ReLU units and one output,
+the logit of the probability that the side to move wins (AlphaGo's value
+net shares no trunk; here the two heads share the Clark-Storkey trunk and
+are trained together, a weighted sum of the two losses, as AlphaGo Zero).
 
 The code name of a config is ``cs7-<n>x<n>`` (``cs7-9x9``); scaled-down
 variants for tests carry their widths in the name (``cs7-9x9-w8``).
@@ -38,10 +45,11 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from board_ext.features import NUM_PLANES
+from board_ext.features import NUM_PLANES, NUM_PLANES_V1
 
 CS_WIDTHS = (64, 64, 64, 48, 48, 32, 32)
 CS_KERNELS = (7, 5, 5, 5, 5, 5, 5)
+VALUE_HIDDEN = 64
 
 
 @dataclass(frozen=True)
@@ -51,6 +59,7 @@ class ModelConfig:
     in_planes: int = NUM_PLANES
     widths: tuple = CS_WIDTHS
     kernels: tuple = CS_KERNELS
+    value_head: bool = False
 
     def __post_init__(self):
         object.__setattr__(self, "widths", tuple(int(w) for w in self.widths))
@@ -61,13 +70,25 @@ class ModelConfig:
             raise ValueError("kernels must be odd for 'same' padding")
         if not 2 <= self.board_size <= 19:
             raise ValueError(f"board_size must be in 2..19, got {self.board_size}")
+        from board_ext.features import PLANE_COUNTS
+        if self.in_planes not in PLANE_COUNTS:
+            raise ValueError(f"in_planes must be one of {PLANE_COUNTS}, got {self.in_planes}")
+        object.__setattr__(self, "value_head", bool(self.value_head))
 
     @property
     def name(self) -> str:
         base = f"cs{len(self.widths)}-{self.board_size}x{self.board_size}"
-        if self.widths == CS_WIDTHS and self.kernels == CS_KERNELS:
-            return base
-        return base + "-w" + ".".join(map(str, self.widths)) + "-k" + ".".join(map(str, self.kernels))
+        if not (self.widths == CS_WIDTHS and self.kernels == CS_KERNELS):
+            base += "-w" + ".".join(map(str, self.widths)) + "-k" + ".".join(map(str, self.kernels))
+        if self.in_planes != NUM_PLANES_V1:
+            base += f"-p{self.in_planes}"
+        if self.value_head:
+            base += "-v"
+        return base
+
+    @property
+    def heads(self) -> list:
+        return ["policy", "value"] if self.value_head else ["policy"]
 
     @property
     def n_moves(self) -> int:
@@ -80,7 +101,8 @@ class ModelConfig:
 
     def to_dict(self) -> dict:
         return {"board_size": self.board_size, "in_planes": self.in_planes,
-                "widths": list(self.widths), "kernels": list(self.kernels)}
+                "widths": list(self.widths), "kernels": list(self.kernels),
+                "value_head": self.value_head}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelConfig":
@@ -91,9 +113,9 @@ class ModelConfig:
         return cls(**d)
 
     @classmethod
-    def tiny(cls, board_size: int = 9, width: int = 8) -> "ModelConfig":
+    def tiny(cls, board_size: int = 9, width: int = 8, **kw) -> "ModelConfig":
         """Seven 3x3 layers of ``width`` filters: for tests."""
-        return cls(board_size=board_size, widths=(width,) * 7, kernels=(3,) * 7)
+        return cls(board_size=board_size, widths=(width,) * 7, kernels=(3,) * 7, **kw)
 
 
 class PolicyNet(nn.Module):
@@ -123,6 +145,10 @@ class PolicyNet(nn.Module):
             c_in = w
         self.n_conv = len(config.widths)
         self.fc = nn.Linear(config.widths[-1] * n * n, n * n + 1)
+        if config.value_head:
+            self.value_conv = nn.Conv2d(config.widths[-1], 2, 1)
+            self.value_fc1 = nn.Linear(2 * n * n, VALUE_HIDDEN)
+            self.value_fc2 = nn.Linear(VALUE_HIDDEN, 1)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -134,6 +160,12 @@ class PolicyNet(nn.Module):
             nn.init.zeros_(conv.bias)
         nn.init.normal_(self.fc.weight, std=(1.0 / self.fc.in_features) ** 0.5)
         nn.init.zeros_(self.fc.bias)
+        if self.config.value_head:
+            for layer in (self.value_conv, self.value_fc1):
+                nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
+                nn.init.zeros_(layer.bias)
+            nn.init.normal_(self.value_fc2.weight, std=(1.0 / VALUE_HIDDEN) ** 0.5)
+            nn.init.zeros_(self.value_fc2.bias)
 
     @property
     def convs(self) -> list:
@@ -161,6 +193,17 @@ class PolicyNet(nn.Module):
         """(logits, conv7 activations) in one pass."""
         f = self.features(x)
         return self.head(f), f
+
+    def value_logit(self, feats: torch.Tensor) -> torch.Tensor:
+        """(B,) logit of the side to move winning, from Conv7 activations."""
+        v = F.relu(self.value_conv(feats))
+        v = F.relu(self.value_fc1(torch.flatten(v, 1)))
+        return self.value_fc2(v).squeeze(1)
+
+    def forward_all(self, x: torch.Tensor):
+        """(move logits, value logit or None, conv7 activations) in one pass."""
+        f = self.features(x)
+        return self.head(f), (self.value_logit(f) if self.config.value_head else None), f
 
 
 def masked_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:

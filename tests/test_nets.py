@@ -73,7 +73,7 @@ def test_positions_match_replay(shard_dir, positions):
     assert empty[np.arange(len(empty)), positions.y[pts]].all()
     assert (positions.y == PASS).sum() == 6
     # the cache round-trips and is used
-    cache = os.path.join(shard_dir, D.CACHE_DIR, "L05_00000.npz")
+    cache = os.path.join(shard_dir, D.CACHE_DIR, f"p{NUM_PLANES}", "L05_00000.npz")
     assert os.path.exists(cache)
     again = D.load_positions(shard_dir)
     assert np.array_equal(again.X, positions.X) and np.array_equal(again.y, positions.y)
@@ -127,7 +127,7 @@ def test_augmenter_keeps_label_and_planes_consistent(positions):
 
 def test_model_shapes_and_names():
     m = PolicyNet(ModelConfig(board_size=N))
-    assert m.config.name == "cs7-9x9"
+    assert m.config.name == "cs7-9x9-p29" and not m.config.value_head
     names = [k for k in m.state_dict() if k.endswith(".weight")]
     assert names == [f"conv{i}.weight" for i in range(1, 8)] + ["fc.weight"]
     assert [c.weight.shape[0] for c in m.convs] == [64, 64, 64, 48, 48, 32, 32]
@@ -184,7 +184,8 @@ def test_train_writes_weights_and_resumes(shard_dir, tmp_path):
     meta = json.loads((tmp_path / "w" / "9x9.json").read_text())
     assert meta["accuracy"]["test"]["top1"] == prov["accuracy"]["test"]["top1"]
     assert meta["data"]["teacher_levels"] == [5] and meta["epochs"] == 2
-    assert set(meta["accuracy"]) == {"train", "val", "test"}
+    assert set(meta["accuracy"]) == {"train", "val", "test", "value_val", "value_test"}
+    assert meta["heads"] == ["policy", "value"] and meta["model_config"]["in_planes"] == NUM_PLANES
     # an incomplete checkpoint is resumed: pretend the run stopped after epoch 1
     ck = torch.load(tmp_path / "ck" / "last.pt", weights_only=False)
     assert ck["complete"]
@@ -318,10 +319,148 @@ def test_shipped_weights_load(n):
                                  f"--config configs/nets/{n}x{n}.toml"
     assert n in available_sizes()
     ev = Evaluator.load(n)
-    assert ev.config == ModelConfig(board_size=n) and ev.board_size == n
+    meta = json.loads(open(os.path.splitext(path)[0] + ".json").read())
+    assert ev.config == ModelConfig.from_dict(meta["model_config"]) and ev.board_size == n
     pri, feats = ev.evaluate([Board(n)], want_features=True)
     assert abs(pri.sum() - 1) < 1e-5 and feats.shape == (1, 32 * n * n)
-    meta = json.loads(open(os.path.splitext(path)[0] + ".json").read())
-    assert meta["model"] == f"cs7-{n}x{n}" and meta["accuracy"]["val"]["top1"] > 0.15
+    assert meta["model"] == ev.config.name and meta["accuracy"]["val"]["top1"] > 0.15
     # provenance names no path outside the project
     assert not os.path.isabs(meta["config"]["weights_dir"])
+
+
+# -- second round: the new planes, the value head, value targets -------------------
+
+def _setup(size, black, white, to_move):
+    b = Board(size, superko=False)
+    b.setup([y * size + x for x, y in black], [y * size + x for x, y in white])
+    b.to_move = to_move
+    return b
+
+
+def test_move_planes_ladders_captures_self_atari():
+    from board_ext.board import BLACK, WHITE
+    from board_ext.features import NUM_PLANES_V1
+    s = 9
+    # a black stone at (3, 3) netted on three sides by white (the ladder of
+    # tests/test_tactics_reader.py); white to move
+    pre = _setup(s, [(3, 3)], [(2, 3), (3, 2), (4, 4)], WHITE)
+    x = planes(pre)
+    above, right = 4 * s + 3, 3 * s + 4
+    assert x[27].reshape(-1)[above] == 1           # the atari from above works as a ladder
+    assert x[27].sum() >= 1 and x[28].sum() == 0   # white has no chain in atari
+    # black in atari after white's atari above: extending right runs into the ladder
+    atari = _setup(s, [(3, 3)], [(2, 3), (3, 2), (4, 4), (3, 4)], BLACK)
+    x = planes(atari)
+    assert x[28].reshape(-1)[right] == 0
+    assert x[20].reshape(-1)[right] == 1           # two liberties after the extension
+    # a breaker at (6, 1) on the ladder's path: the same extension escapes
+    saved = _setup(s, [(3, 3), (6, 1)], [(2, 3), (3, 2), (4, 4), (3, 4)], BLACK)
+    assert planes(saved)[28].reshape(-1)[right] == 1
+    # white to move in that position captures the stone: capture size 1
+    cap = _setup(s, [(3, 3)], [(2, 3), (3, 2), (4, 4), (3, 4)], WHITE)
+    x = planes(cap)
+    assert x[25].reshape(-1)[right] == 1 and x[26].sum() == 0
+    # black playing into white's mouth: a lone stone left in atari (self-atari size 1)
+    mouth = _setup(s, [], [(0, 1), (1, 0), (2, 1)], BLACK)
+    x = planes(mouth)
+    assert x[23].reshape(-1)[1 * s + 1] == 1 and x[19].reshape(-1)[1 * s + 1] == 1
+    # the move planes are 0 at occupied and illegal points; the first 15 planes are version 1
+    occ = (x[0] + x[4] + x[1] + x[5] + x[2] + x[6] + x[3] + x[7]) > 0
+    assert not x[19:29][:, occ].any()
+    assert np.array_equal(planes(mouth, n_planes=NUM_PLANES_V1), x[:NUM_PLANES_V1])
+    with pytest.raises(ValueError, match="input planes"):
+        planes(mouth, n_planes=20)
+
+
+def test_history_planes_reach_eight_moves():
+    b = Board(N)
+    moves = [40, 10, 30, 48, 28, 12, 57, 14, 42]
+    for m in moves:
+        b.play(m)
+    x = planes(b).reshape(NUM_PLANES, -1)
+    for k in range(8):      # plane 11 + k: the move k + 1 turns ago
+        assert x[11 + k, moves[-1 - k]] == 1 and x[11 + k].sum() == 1
+
+
+def test_value_targets_follow_the_side_to_move(tmp_path):
+    d = tmp_path / "scored"
+    d.mkdir()
+    moves = np.concatenate([np.asarray(m, np.int16) for m, _, _ in GAMES])
+    labels = np.concatenate([np.asarray(lab, bool) for _, lab, _ in GAMES])
+    offsets = np.cumsum([0] + [len(m) for m, _, _ in GAMES]).astype(np.int64)
+    np.savez_compressed(d / "L05_00000.npz", moves=moves, is_label=labels, offsets=offsets,
+                        seeds=np.asarray([s for _, _, s in GAMES], np.int64),
+                        scores=np.asarray([5.0, -3.0, 0.0], np.float32),
+                        size=np.int32(N), level=np.int32(5), komi=np.float32(7.0))
+    (d / "L05_00001.npz").write_bytes(b"not a shard")
+    logs = []
+    pos = D.load_positions(str(d), log=logs.append)
+    assert pos.bad_shards == [str(d / "L05_00001.npz")] and "L05_00001" in logs[0]
+    assert len(pos) == N_LABELS
+    g0 = pos.game == GAMES[0][2]
+    # game 0 (black won): positions before black's moves (even move numbers) are wins
+    assert np.all(pos.z[g0] == np.where(pos.move_no[g0] % 2 == 0, 1, -1))
+    g1 = pos.game == GAMES[1][2]
+    assert np.all(pos.z[g1] == np.where(pos.move_no[g1] % 2 == 0, -1, 1))
+    assert np.all(pos.z[pos.game == GAMES[2][2]] == 0)       # jigo: no value target
+    assert pos.move_no[0] == 4 and pos.pi is None
+
+
+def test_augmenter_moves_visit_targets_with_the_planes(positions):
+    from nets.train import Augmenter
+    aug = Augmenter(N, np.random.default_rng(0))
+    X, y = positions.X[:16], positions.y[:16]
+    pi = np.zeros((16, PASS + 1), np.float16)
+    pi[np.arange(16), y] = 0.75
+    pi[:, PASS] += 0.25
+    syms = np.arange(16) % 8
+    Xa, ya, pia = aug(X, y, syms=syms, pi=pi)
+    assert np.all(pia[np.arange(16), ya] == np.float16(0.75))
+    assert np.allclose(pia.astype(np.float32).sum(1), 1.0)
+    assert np.all(pia[:, PASS] >= np.float16(0.25))
+
+
+def test_value_head_evaluator_and_metadata_checks(tmp_path):
+    from nets.evaluator import check_metadata
+    cfg = ModelConfig.tiny(N, value_head=True)
+    m = PolicyNet(cfg)
+    assert cfg.heads == ["policy", "value"] and cfg.name.endswith("-v")
+    ev = Evaluator(m, threads=1, cache_size=8)
+    boards = [Board(N), Board(N)]
+    boards[1].play(40)
+    pri, feats, val = ev.evaluate_all(boards, want_features=True)
+    assert val.shape == (2,) and np.all((val > 0) & (val < 1))
+    again = ev.evaluate_all(boards)[2]                       # from the cache
+    assert np.allclose(again, val)
+    w = tmp_path / "v.pt"
+    torch.save({k: v.half() for k, v in m.state_dict().items()}, w)
+    assert Evaluator.load(str(w), need_value=True).has_value
+    (tmp_path / "v.json").write_text(json.dumps({"model_config": {**cfg.to_dict(), "in_planes": 15}}))
+    with pytest.raises(WeightsError, match="input planes"):
+        Evaluator.load(str(w))
+    (tmp_path / "v.json").write_text(json.dumps({"model_config": {**cfg.to_dict(), "value_head": False}}))
+    with pytest.raises(WeightsError, match="heads"):
+        Evaluator.load(str(w))
+    nov = tmp_path / "p.pt"
+    torch.save({k: v.half() for k, v in PolicyNet(ModelConfig.tiny(N)).state_dict().items()}, nov)
+    with pytest.raises(WeightsError, match="no value head"):
+        Evaluator.load(str(nov), need_value=True)
+    check_metadata(str(nov), ModelConfig.tiny(N))     # no metadata file: nothing to check
+
+
+def test_first_round_weights_read_fifteen_planes(tmp_path):
+    from board_ext.features import planes_batch
+    m = PolicyNet(ModelConfig.tiny(N, in_planes=15))
+    w = tmp_path / "old.pt"
+    torch.save({k: v.half() for k, v in m.state_dict().items()}, w)
+    ev = Evaluator.load(str(w), cache_size=0)
+    assert ev.config.in_planes == 15 and not ev.has_value
+    b = Board(N)
+    b.play(40)
+    pri, _, val = ev.evaluate_all([b])
+    assert val is None
+    with torch.no_grad():
+        ref = torch.softmax(ev.model(torch.from_numpy(planes_batch([b], n_planes=15))).float(), 1)
+    legal = pri[0] > 0
+    assert np.allclose(pri[0][legal] / pri[0][legal].sum(),
+                       (ref[0].numpy()[legal] / ref[0].numpy()[legal].sum()), atol=1e-3)
