@@ -69,6 +69,9 @@ class TreeConfig:
     net_equiv: float = _f(30.0, 0.0, 1e4, doc="net prior: net_equiv * sqrt(p) visits at value 1 on each child")
     net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
     fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
+    value_lambda: float = _f(0.0, 0.0, 1.0, doc="weight of the net's value head in each simulation's result, "
+                             "(1 - lambda) rollout + lambda value at the deepest node the net evaluated "
+                             "(AlphaGo: 0.5); > 0 needs weights with a value head")
     choose: str = _f("visits", choices=("visits", "lcb"),
                      doc="final move: most real visits, or the highest lower confidence bound among "
                          "children with at least a tenth of the best's visits")

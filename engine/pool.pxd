@@ -25,6 +25,7 @@ cdef class Tree:
     cdef int expand_visits        # TREE_RAVE: real visits before a leaf gets its children
     cdef double prior_scale       # TREE_RAVE: multiplies the prior knowledge's counts
     cdef double net_equiv         # TREE_RAVE: net prior visits at value 1 per sqrt(p)
+    cdef double value_lambda      # TREE_RAVE: weight of the value head in a simulation's result
     cdef double fpu               # TREE_RAVE: value of a child with no statistics at all
     cdef double net_visits        # TREE_RAVE: real visits before a node asks the net
     cdef int net_budget           # net requests left in this search
@@ -52,6 +53,7 @@ cdef class Tree:
     cdef float* aW                # AMAF rewards
     cdef float* NM                # memory evaluations N_M (M-MCTS)
     cdef float* VM                # memory value V_M, for the player who made `move`
+    cdef float* VB                # the value head's P(black wins) at the node; -1 if none
     cdef uint8_t* flags           # IN_LRU | EXPANDED | NET_DONE | NET_PEND
     # -- mutable tree state
     cdef int root

@@ -132,6 +132,7 @@ cdef class Tree:
         self.expand_visits = 3
         self.prior_scale = 1.0
         self.net_equiv = 30.0
+        self.value_lambda = 0.0
         self.fpu = 1.0
         self.net_visits = 16
         self.net_budget = 0
@@ -156,6 +157,7 @@ cdef class Tree:
         self.aW = <float*>malloc(capacity * sizeof(float))
         self.NM = <float*>malloc(capacity * sizeof(float))
         self.VM = <float*>malloc(capacity * sizeof(float))
+        self.VB = <float*>malloc(capacity * sizeof(float))
         self.flags = <uint8_t*>malloc(capacity * sizeof(uint8_t))
         # no more nodes than the pool holds can have priors in one search;
         # the table grows on demand up to that (set_priors)
@@ -184,7 +186,7 @@ cdef class Tree:
         if (not self.move or not self.n_untried or not self.parent or not self.first_child
                 or not self.next_sibling or not self.lru_prev or not self.lru_next
                 or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
-                or not self.aW or not self.NM or not self.VM or not self.flags or not self.priors
+                or not self.aW or not self.NM or not self.VM or not self.VB or not self.flags or not self.priors
                 or not self.root_board or not self.pend_path or not self.pend_boards
                 or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid):
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
@@ -196,7 +198,7 @@ cdef class Tree:
         free(self.move); free(self.n_untried); free(self.parent); free(self.first_child)
         free(self.next_sibling); free(self.lru_prev); free(self.lru_next); free(self.prior_slot)
         free(self.N); free(self.W); free(self.P); free(self.aN); free(self.aW); free(self.NM)
-        free(self.VM); free(self.flags); free(self.priors); free(self.root_board)
+        free(self.VM); free(self.VB); free(self.flags); free(self.priors); free(self.root_board)
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
         free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
         free(self.N0); free(self.W0); free(self.req_node); free(self.req_move); free(self.req_parent)
@@ -207,7 +209,7 @@ cdef class Tree:
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
                   gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
                   tree=None, expand_visits=None, prior_scale=None, net_equiv=None, fpu=None,
-                  net_visits=None):
+                  net_visits=None, value_lambda=None):
         """Set search constants (names as in the papers)."""
         if tree is not None:
             if tree not in TREES:
@@ -219,6 +221,10 @@ cdef class Tree:
             self.expand_visits = expand_visits
         if prior_scale is not None: self.prior_scale = prior_scale
         if net_equiv is not None: self.net_equiv = net_equiv
+        if value_lambda is not None:
+            if not 0.0 <= value_lambda <= 1.0:
+                raise ValueError("tree.value_lambda must be in [0, 1]")
+            self.value_lambda = value_lambda
         if fpu is not None: self.fpu = fpu
         if net_visits is not None: self.net_visits = net_visits
         if K is not None: self.K = K
@@ -298,6 +304,7 @@ cdef class Tree:
         self.aW[n] = 0
         self.NM[n] = 0
         self.VM[n] = 0
+        self.VB[n] = -1
         self.flags[n] = 0
         self.lru_prev[n] = -1
         self.lru_next[n] = -1
@@ -851,6 +858,17 @@ cdef class Tree:
         cdef double score = run_playout(bd, &self.rng, self.rollout_fn, self.rollout_ctx, self.komi,
                                         self.max_rollout_moves, moves + ntree, &nroll, NULL)
         cdef double black_reward = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
+        cdef int i
+        if self.value_lambda > 0:
+            # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
+            # value head at the deepest node of the path that the net has
+            # evaluated (the net sees nodes that reached tree.net_visits, not
+            # every leaf; the root's value would shift every child alike)
+            for i in range(depth - 1, 0, -1):
+                if self.VB[path[i]] >= 0:
+                    black_reward = (1.0 - self.value_lambda) * black_reward \
+                        + self.value_lambda * self.VB[path[i]]
+                    break
         self._backup(path, depth, black_reward, vloss, root_color)
         if self.rave:
             if self.tree_mode == TREE_RAVE:
@@ -1109,13 +1127,15 @@ cdef class Tree:
         self.n_req = 0
         return out
 
-    def add_net_priors(self, int node, priors, int move=-2, int parent=-2):
+    def add_net_priors(self, int node, priors, int move=-2, int parent=-2, double black_value=-1.0):
         """TREE_RAVE: add the net's move probabilities (length nn+1) to the
         children of node as prior wins at value 1, net_equiv * sqrt(p)
         visits each (Pachi's dcnn prior in spirit; not to pass), and keep p
         as P.
         move/parent (from take_net_requests) check that the node was not
-        recycled meanwhile.  Returns False when the node is gone, has no
+        recycled meanwhile.  ``black_value`` (the value head's probability
+        that black wins at the node, when >= 0) is kept for the value mixing
+        of tree.value_lambda.  Returns False when the node is gone, has no
         children or had the net's priors already."""
         cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
         cdef int c
@@ -1129,6 +1149,8 @@ cdef class Tree:
             return False
         if (self.flags[node] & NET_DONE) or not (self.flags[node] & EXPANDED) or self.first_child[node] < 0:
             return False
+        if black_value >= 0:
+            self.VB[node] = <float>black_value
         c = self.first_child[node]
         while c >= 0:
             self.P[c] = p_code(pr[self.move[c]])
@@ -1144,6 +1166,10 @@ cdef class Tree:
             c = self.next_sibling[c]
         self.flags[node] |= NET_DONE
         return True
+
+    def net_value(self, int node):
+        """The value head's P(black wins) kept at node, or None."""
+        return None if self.VB[node] < 0 else float(self.VB[node])
 
     def has_net_priors(self, int node):
         return bool(self.flags[node] & NET_DONE)

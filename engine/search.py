@@ -28,6 +28,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from board_ext.board import BLACK
 from engine.pool import Tree
 
 RESIGN = -1
@@ -85,6 +86,7 @@ class Search:
                     rave_equiv=c.tree.rave_equiv if rave_tree else c.search.rave_equiv,
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=c.tree.net_equiv, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
+                    value_lambda=c.tree.value_lambda if getattr(self.evaluator, "has_value", False) else 0.0,
                     cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
@@ -235,9 +237,17 @@ class Search:
         batched call; the priors go to each node's children, the features
         (M-MCTS) to the memory."""
         want = self._want_memory()
-        priors, feats = self._net.evaluate([r[3] for r in reqs], want_features=want)
+        boards = [r[3] for r in reqs]
+        values = None
+        if self.cfg.tree.value_lambda > 0 and getattr(self._net, "has_value", False):
+            priors, feats, values = self._net.evaluate_all(boards, want_features=want)
+        else:
+            priors, feats = self._net.evaluate(boards, want_features=want)
         for i, (node, move, parent, board) in enumerate(reqs):
-            if self.tree.add_net_priors(node, priors[i], move, parent):
+            bv = -1.0
+            if values is not None:      # the value head speaks for the side to move
+                bv = float(values[i]) if board.to_move == BLACK else 1.0 - float(values[i])
+            if self.tree.add_net_priors(node, priors[i], move, parent, bv):
                 self._nets_asked += 1
                 if want and feats is not None:
                     self._memory_step(node, board, feats[i])

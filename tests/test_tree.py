@@ -257,3 +257,52 @@ def test_passes_after_the_opponents_pass_when_the_count_is_ours(margin, passes):
     s.set_position(b, 7.0 if margin > 0 else 11.0)
     r = s.run()
     assert (r.move == 81) == passes
+
+
+class _ValueNet(ScriptedEvaluator):
+    """A stand-in net with a value head: uniform priors; black wins for sure
+    wherever a black stone stands on ``point``, elsewhere even chances."""
+    has_value = True
+
+    def __init__(self, point):
+        super().__init__({point: 1000.0})      # and the policy favours it
+        self.point = point
+
+    def evaluate_all(self, boards, want_features=False):
+        import numpy as np
+        pri, feats = self.evaluate(boards, want_features)
+        vals = []
+        for b in boards:
+            black = b.color_at(self.point) == BLACK
+            vals.append(0.5 if not black else (1.0 if b.to_move == BLACK else 0.0))
+        return pri, feats, np.asarray(vals, np.float32)
+
+
+def test_value_head_mixes_into_the_results():
+    """tree.value_lambda = 1: a simulation's result is the value at the
+    deepest node the net evaluated, so a net sure that the side to move
+    loses once black holds E5 makes E5 look won for black and nothing else
+    does."""
+    e5 = pt("E5")
+    ev = _ValueNet(e5)
+    s = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
+                   "prior.dcnn_nodes=500", "tree.value_lambda=1.0"), evaluator=ev)
+    s.set_position(Board(9), 7.0)
+    s.run()
+    t = s.tree
+    ch = {c[0]: (c[1], c[2]) for c in t.children()}
+    kid = [c[6] for c in t.children() if c[0] == e5][0]
+    assert t.net_value(kid) == 1.0          # white to move there, sure to lose: black wins
+    n, w = ch[e5]
+    # the first few visits came before the net looked (rollouts); the rest are wins
+    assert n > 20 and w / n > 0.8
+    assert ch[e5][0] == max(n for n, w in ch.values())
+    # lambda 0 (the default) leaves the rollouts alone: the same net changes nothing
+    s0 = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
+                    "prior.dcnn_nodes=500"), evaluator=_ValueNet(e5))
+    s0.set_position(Board(9), 7.0)
+    s0.run()
+    n0, w0 = {c[0]: (c[1], c[2]) for c in s0.tree.children()}[e5]
+    assert w0 / n0 < 0.8
+    with pytest.raises(config.ConfigError, match="value_lambda"):
+        cfg("tree.value_lambda=1.5")
