@@ -38,3 +38,37 @@ def test_selfplay_cli(tmp_path):
     r = subprocess.run(args, capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout.strip().splitlines()[-1])["games"] == 1
+
+
+def test_selfplay_writes_training_shards(tmp_path):
+    """--data: one shard per game with the root's visit distribution of
+    every move and the result; nets.data reads it as policy and value
+    targets; a resumed run writes the shards its games lack."""
+    import numpy as np
+    from nets import data as D
+    cfg = load(None, ["search.playouts=40", "search.seconds=0", "prior.evaluator=none",
+                      "search.rollout=random"])
+    out, data = str(tmp_path / "sgf"), str(tmp_path / "data")
+    run(cfg, 2, 5, 0.5, out, workers=1, seed=3, progress=False, data=data)
+    names = sorted(os.listdir(data))
+    assert names == ["SP_00001.npz", "SP_00002.npz"]
+    with np.load(os.path.join(data, names[0])) as z:
+        n = len(z["moves"])
+        assert z["visits"].shape == (n, 26) and z["root_values"].shape == (n,)
+        assert np.allclose(z["visits"].astype(np.float32).sum(1), 1.0, atol=1e-2)
+        prov = json.loads(str(z["provenance"]))
+        assert prov["seed"] == 3 and prov["config"]["search"]["playouts"] == 40
+        score = float(z["scores"][0])
+        # the visit distribution's favourite is the move played, passes aside
+        played = z["moves"]
+        fav = z["visits"].astype(np.float32).argmax(1)
+        assert np.mean(fav == played) > 0.7
+    assert (score > 0) == prov["result"].startswith("B+") or score == 0
+    pos = D.load_positions(data)
+    assert pos.pi is not None and len(pos) == pos.pi.shape[0] and not pos.bad_shards
+    first = pos.game == 3
+    if score != 0:
+        assert pos.z[first][0] == (1 if score > 0 else -1)
+    os.remove(os.path.join(data, names[1]))
+    run(cfg, 2, 5, 0.5, out, workers=1, seed=3, progress=False, data=data)
+    assert sorted(os.listdir(data)) == names

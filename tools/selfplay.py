@@ -18,6 +18,14 @@ where the games ran (node, games, seconds) is printed at the end and kept
 in ``summary.json`` (``ran_on``).
 Ctrl-C stops the run with one line; the games finished so far are kept.
 
+``--data DIR`` also writes every game as a training shard for ``nets``
+(``DIR/SP_00001.npz``, the layout of ``tools.datagen`` shards plus, for
+every move, the root's visit distribution, ``visits``, the policy target,
+and the root's value for the side to move, ``root_values``; ``scores``
+holds the game's result, black minus white, its sign the value target;
+``provenance`` the engine commit, config and seed), written atomically
+like the SGFs; a resumed run writes the shards its games lack.
+
 Each game is played by one :class:`engine.player.Player` (the engine as GTP
 serves it: search, pass rule, resignation), both colours sharing one search tree; game ``i``
 seeds its search with ``seed + i`` (``search.seed``, or the clock when 0).
@@ -45,8 +53,11 @@ def sgf_name(i):
     return f"game-{i + 1:05d}.sgf"
 
 
-def play_one(cfg, index, size, komi, base_seed, move_limit=None):
-    """Play game ``index``; returns (record dict, Game)."""
+def play_one(cfg, index, size, komi, base_seed, move_limit=None, data=None):
+    """Play game ``index``; returns (record dict, Game).  With ``data`` (a
+    dict) the root's visit distribution and value of every move go into
+    ``data["visits"]`` and ``data["root_values"]``."""
+    import numpy as np
     from engine.player import Player
     from engine.scoring import Estimate, fmt_score
     seed = (base_seed + index) % (2**63 - 1) or 1
@@ -63,6 +74,17 @@ def play_one(cfg, index, size, komi, base_seed, move_limit=None):
             break
         color = game.to_move
         move = eng.genmove(color)
+        if data is not None and move >= 0:
+            pi = np.zeros(size * size + 1, np.float32)
+            res = eng.last.get("result")
+            tree = eng.search().tree if res is not None else None
+            if tree is not None:
+                for ch in tree.children():
+                    pi[ch[0]] = ch[1]
+            if pi.sum() <= 0:
+                pi[move] = 1.0
+            data["visits"].append((pi / pi.sum()).astype(np.float16))
+            data["root_values"].append(res.winrate if res is not None else float("nan"))
         if move < 0:
             result = ("W" if color == 1 else "B") + "+R"
             reason = "resignation"
@@ -80,11 +102,67 @@ def play_one(cfg, index, size, komi, base_seed, move_limit=None):
     return rec, game
 
 
-def _job(cfg, index, size, komi, seed, move_limit):
-    """One game where the fan-out sends it: (record, SGF text); the driver
-    writes the SGF."""
-    rec, game = play_one(cfg, index, size, komi, seed, move_limit)
-    return rec, game.to_sgf()
+def _job(cfg, index, size, komi, seed, move_limit, want_data=False, provenance=None):
+    """One game where the fan-out sends it: (record, SGF text, shard arrays
+    or None); the driver writes them."""
+    data = {"visits": [], "root_values": []} if want_data else None
+    rec, game = play_one(cfg, index, size, komi, seed, move_limit, data)
+    shard = None
+    if want_data:
+        shard = shard_arrays(game, rec, size, komi, data, provenance or {})
+    return rec, game.to_sgf(), shard
+
+
+def result_sign(result):
+    """"B+3.5" -> 3.5, "W+R" -> -1.0, "0" or unreadable -> 0.0 (the sign
+    is the value target; resignations count one point)."""
+    m = re.fullmatch(r"([BW])\+(R|Resign|T|Time|F|Forfeit|\d+(?:\.\d*)?)", result or "")
+    if not m:
+        return 0.0
+    v = 1.0 if not m.group(2)[0].isdigit() else float(m.group(2))
+    return v if m.group(1) == "B" else -v
+
+
+def shard_arrays(game, rec, size, komi, data, provenance):
+    """The training shard of one self-play game (``nets.data`` reads it)."""
+    import numpy as np
+    moves = [m for _, m in game.moves]
+    n_lab = len(data["visits"])
+    if n_lab != len(moves):
+        raise RuntimeError(f"game {rec['index']}: {n_lab} visit rows for {len(moves)} moves")
+    vis = np.stack(data["visits"]) if n_lab else np.zeros((0, size * size + 1), np.float16)
+    return dict(moves=np.asarray(moves, np.int16), is_label=np.ones(len(moves), np.bool_),
+                offsets=np.asarray([0, len(moves)], np.int64),
+                seeds=np.asarray([rec["seed"]], np.int64),
+                scores=np.asarray([result_sign(rec["result"])], np.float32),
+                visits=vis, root_values=np.asarray(data["root_values"], np.float32),
+                size=np.int32(size), level=np.int32(0), komi=np.float32(komi),
+                provenance=np.asarray(json.dumps({**provenance, "seed": rec["seed"],
+                                                  "result": rec["result"]})))
+
+
+def shard_name(i):
+    return f"SP_{i + 1:05d}.npz"
+
+
+def write_shard(path, arrays):
+    """Temporary file + rename: a killed run leaves no partial shard."""
+    import numpy as np
+    tmp = path + ".tmp.npz"
+    np.savez_compressed(tmp, **arrays)
+    os.chmod(tmp, 0o644)
+    os.replace(tmp, path)
+
+
+def engine_commit():
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=10)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def _finished(out, i):
@@ -113,7 +191,7 @@ def summarize(records):
 
 
 def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, progress=True,
-        ray=None, ray_cpus=None):
+        ray=None, ray_cpus=None, data=None):
     """Play the missing games of ``range(games)`` into ``out``, in this
     process, in ``workers`` processes, or on Ray (``ray``: "local" or a
     cluster's address; tools.fanout); returns the summary dict (also
@@ -125,9 +203,11 @@ def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, prog
     base = seed if seed is not None else (cfg.search.seed or int(time.time()) & 0xFFFFFFF)
     records = {}
     todo = []
+    if data:
+        os.makedirs(data, exist_ok=True)
     for i in range(games):
         r = _finished(out, i)
-        if r is not None:
+        if r is not None and (not data or os.path.exists(os.path.join(data, shard_name(i)))):
             records[i] = r
         else:
             todo.append(i)
@@ -155,15 +235,19 @@ def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, prog
             data["ran_on"] = fan.placement()
         atomic_write(os.path.join(out, "summary.json"), json.dumps(data, indent=1) + "\n")
 
-    jobs = [(cfg, i, size, komi, base, move_limit) for i in todo]
+    prov = {"engine_commit": engine_commit(), "config": configmod.to_dict(cfg), "komi": komi,
+            "size": size} if data else None
+    jobs = [(cfg, i, size, komi, base, move_limit, bool(data), prov) for i in todo]
     try:
         with fan:
             for _, value, err in fan.imap(_job, jobs):
                 if err is not None:
                     raise err
-                rec, sgf = value
+                rec, sgf, shard = value
                 if rec["index"] in records:         # never twice (a retried job's late twin)
                     continue
+                if shard is not None:
+                    write_shard(os.path.join(data, shard_name(rec["index"])), shard)
                 atomic_write(os.path.join(out, rec["sgf"]), sgf)
                 records[rec["index"]] = rec
                 save()
@@ -189,6 +273,8 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=None, help="game i uses seed+i (default: search.seed or clock)")
     ap.add_argument("--move-limit", type=int, default=None, help="default 3*size*size")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--data", default=None, metavar="DIR",
+                    help="also write each game as a training shard (visit distributions, result) here")
     add_arguments(ap)
     args = ap.parse_args(argv)
     ray = ray_target(ap, args, args.workers)
@@ -202,7 +288,7 @@ def main(argv=None):
     komi = args.komi if args.komi is not None else cfg.gtp.komi
     try:
         s = run(cfg, args.games, args.size, komi, args.out, args.workers or 1, args.seed, args.move_limit,
-                ray=ray, ray_cpus=args.ray_cpus)
+                ray=ray, ray_cpus=args.ray_cpus, data=args.data)
     except (SettingsMismatch, FanoutError) as e:
         print(f"selfplay: {e}", file=sys.stderr)
         return 2
