@@ -12,10 +12,16 @@
 
 Positions come from random legal games (fixed seed), the same for both.
 Weights: nets/weights/<n>x<n>.pt when shipped, else a random init (printed).
-The last line is ``evaluator/bare at batch 16: R`` (target >= 0.9).
+``--second-round [WEIGHTS]`` instead times the Evaluator of the second
+round's net (29 input planes and a value head: the given weights, or a
+random init of that architecture) against today's shipped net, in the same
+run, at batch ``--batch`` (8), priors, values and features as the search
+asks them; the last line is ``second-round evaluator at batch 8: T ms a
+position (R x the shipped net)`` (target: at most 1 ms a 9x9 position).
+Otherwise the last line is ``evaluator/bare at batch 16: R`` (target >= 0.9).
 
 Usage: ``python bench/net.py [--size 9] [--threads 1] [--precision fp32|bf16]
-[--seconds 3]``.
+[--seconds 3] [--second-round [WEIGHTS] [--batch 8]]``.
 """
 
 from __future__ import annotations
@@ -86,7 +92,12 @@ def main(argv=None):
     ap.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
     ap.add_argument("--seconds", type=float, default=3.0, help="timing per line")
     ap.add_argument("--batches", default="1,16,64")
+    ap.add_argument("--second-round", nargs="?", const="", default=None, metavar="WEIGHTS",
+                    help="time the second round's net (29 planes, value head) against the shipped one")
+    ap.add_argument("--batch", type=int, default=8, help="batch of --second-round")
     args = ap.parse_args(argv)
+    if args.second_round is not None:
+        return second_round(args)
 
     import torch
     from board_ext.features import planes_batch
@@ -133,6 +144,38 @@ def main(argv=None):
         print(f"evaluator b{B}: {re_:.0f} pos/s")
     if 16 in results:
         print(f"evaluator/bare at batch 16: {results[16]:.3f}")
+
+
+def second_round(args):
+    """ms a position of the second round's Evaluator against the shipped
+    one's, alternating in rounds (same positions, cache off)."""
+    import torch
+    from nets.evaluator import Evaluator
+    from nets.model import ModelConfig, PolicyNet
+    torch.set_num_threads(args.threads)
+    ref = Evaluator.load(args.size, threads=args.threads, cache_size=0, precision=args.precision)
+    if args.second_round:
+        new = Evaluator.load(args.second_round, threads=args.threads, cache_size=0,
+                             precision=args.precision)
+        print(f"second round: {args.second_round}")
+    else:
+        torch.manual_seed(0)
+        new = Evaluator(PolicyNet(ModelConfig(board_size=args.size, value_head=True)),
+                        threads=args.threads, cache_size=0, precision=args.precision)
+        print("second round: random init of its architecture")
+    print(f"shipped {ref.config.name} ({ref.config.in_planes} planes, heads {ref.config.heads}); "
+          f"second round {new.config.name} ({new.config.in_planes} planes, heads {new.config.heads}); "
+          f"threads {args.threads}, precision {args.precision}, torch {torch.__version__}")
+    B = args.batch
+    boards = random_positions(args.size, 32 * B)
+    groups = [boards[i:i + B] for i in range(0, len(boards), B)]
+    r_ref, r_new, ratio = compare(lambda g: ref.evaluate_all(g, want_features=True), groups,
+                                  lambda g: new.evaluate_all(g, want_features=True), groups,
+                                  args.seconds)
+    print(f"shipped evaluator b{B}: {1000 / r_ref:.3f} ms a position ({r_ref:.0f} pos/s)")
+    print(f"second-round evaluator b{B}: {1000 / r_new:.3f} ms a position ({r_new:.0f} pos/s)")
+    print(f"second-round evaluator at batch {B}: {1000 / r_new:.3f} ms a position "
+          f"({1 / ratio:.2f} x the shipped net)")
 
 
 if __name__ == "__main__":
