@@ -475,3 +475,27 @@ def test_value_lambda_needs_a_value_head(tmp_path):
     with pytest.raises(config.ConfigError, match="no value head"):
         load_evaluator(cfg, N)
     assert load_evaluator(config.load(None, [f"net.weights={w}"]), N).has_value is False
+
+
+def test_init_from_a_first_round_net(tmp_path):
+    """A 29-plane net with a value head started from a 15-plane net plays
+    as that net: the new planes start at zero weight."""
+    from board_ext.features import planes_batch
+    from nets.train import init_from
+    old = PolicyNet(ModelConfig.tiny(N, in_planes=15))
+    w = tmp_path / "old.pt"
+    torch.save(old.state_dict(), w)
+    new = PolicyNet(ModelConfig.tiny(N, value_head=True))
+    line = init_from(new, str(w))
+    assert "conv1.weight" in line and "value_fc2.weight" in line
+    b = Board(N)
+    for m in (40, 30, 50, 31):
+        b.play(m)
+    with torch.no_grad():
+        lo = old(torch.from_numpy(planes_batch([b], n_planes=15)))
+        ln = new(torch.from_numpy(planes_batch([b])))
+    assert torch.allclose(lo, ln, atol=1e-5)
+    wide = PolicyNet(ModelConfig.tiny(N, width=16))
+    torch.save(wide.state_dict(), tmp_path / "wide.pt")
+    with pytest.raises(ValueError, match="shape"):
+        init_from(PolicyNet(ModelConfig.tiny(N)), str(tmp_path / "wide.pt"))
