@@ -11,16 +11,22 @@ including the ko point and superko violations as the board judges them,
 are exactly 0; pass, index n*n, is always legal; each row sums to 1).
 ``feats`` is None or float32 (B, 32*n*n): the flattened Conv7 activations,
 the raw features zeta(s) of the M-MCTS memory (``engine.memory``).
+``evaluate_all`` also returns the value head's probability that the side to
+move wins (float32 (B,), None for a net without a value head), from the
+same forward pass.
 
 Weights are fp16 state_dicts (``nets.train`` writes them); the architecture
-is read from the tensor shapes and checked for consistency, so a file for
-another board size or another net raises :class:`WeightsError`.
+(input planes, heads) is read from the tensor shapes and checked for
+consistency and against the metadata file next to the weights, so a file
+for another board size or another net raises :class:`WeightsError` naming
+the file and what differs.  First-round nets read 15 input planes, second
+round ones 29 (``board_ext/features.pyx``).
 
 The cache (LRU, ``cache_size`` entries, 0 disables it) is keyed by
 ``board.hash`` (stones + side to move) and stores the net's raw output; the
 legal-move mask is applied on every call, so priors always respect the
 board's current ko / superko state.  Input planes that the hash does not
-see (the last-4-moves planes, the ko plane) come from the first board
+see (the last-moves planes, the ko plane) come from the first board
 evaluated with that hash.
 
 ``import nets.evaluator`` does not import torch (the GTP server can answer
