@@ -164,7 +164,8 @@ def test_lz_setoption_maps_leela_zero_options(eng):
 FLOAT = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
 KATA_INFO_RE = re.compile(
     rf"info move (\S+) visits (\d+) utility ({FLOAT}) winrate ({FLOAT}) scoreMean ({FLOAT}) "
-    rf"scoreStdev ({FLOAT}) scoreLead ({FLOAT}) prior ({FLOAT}) lcb ({FLOAT}) order (\d+) pv((?: \S+)+)")
+    rf"scoreStdev ({FLOAT}) scoreLead ({FLOAT}) scoreSelfplay ({FLOAT}) prior ({FLOAT}) lcb ({FLOAT}) "
+    rf"utilityLcb ({FLOAT}) order (\d+) pv((?: \S+)+)")
 LZ_INFO_RE = re.compile(r"info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv((?: \S+)+)")
 
 
@@ -185,10 +186,12 @@ def check_kata_line(line, size=9, ownership=False):
         m = KATA_INFO_RE.fullmatch(c)
         assert m, c
         wr, lead, mean, sd = float(m.group(4)), float(m.group(7)), float(m.group(5)), float(m.group(6))
-        assert 0 <= wr <= 1 and 0 <= float(m.group(8)) <= 1 and 0 <= float(m.group(9)) <= 1
+        prior, lcb = float(m.group(9)), float(m.group(10))
+        assert 0 <= wr <= 1 and 0 <= prior <= 1 and 0 <= lcb <= 1
         assert float(m.group(3)) == pytest.approx(2 * wr - 1, abs=1e-5)
-        assert lead == mean and sd >= 0 and abs(lead) <= size * size + 100
-        orders.append(int(m.group(10)))
+        assert float(m.group(11)) == pytest.approx(2 * lcb - 1, abs=1e-5)
+        assert lead == mean == float(m.group(8)) and sd >= 0 and abs(lead) <= size * size + 100
+        orders.append(int(m.group(12)))
     assert orders == list(range(len(orders)))
     if ownership:
         assert own is not None and len(own) == size * size and all(-1 <= v <= 1 for v in own)
