@@ -305,3 +305,29 @@ def test_rules_commands(eng):
     assert eng.cfg.gtp.rules == "chinese"
     ok(eng, "play b E5")
     assert ok(eng, "kgs-game_over") == ""
+
+
+def test_bad_rules_params_and_analysis_options_leave_the_state_as_it_was(eng):
+    """Every refusal is ``? message`` and changes nothing (``fail`` compares
+    the board, the clocks and the whole config, rules included, before
+    and after): unknown rules, unknown or out-of-range parameters, unknown
+    or malformed analysis options, with Japanese rules and a position set."""
+    import json
+    for line in ("komi 6.5", "play b E5", "play w C3", "kgs-rules japanese", "kata-set-param maxVisits 77"):
+        ok(eng, line)
+    ponder = eng.player.ponder
+    for line in ("kgs-rules ing", "kgs-rules", "kata-set-rules tromp-taylor", "kata-set-rules stone-scoring",
+                 "kata-set-rules bogus", 'kata-set-rules {"scoring":"AREA"}', "go-param gtp.rules korean",
+                 "kata-set-param maxVisits -1", "kata-set-param noSuchThing 3", "kata-set-param ponderingEnabled maybe",
+                 "kata-set-param rootPolicyTemperature 1.1", "lz-setoption name Playouts value many",
+                 "lz-setoption name Bogus value 1",
+                 "kata-analyze b 10 bogus 1", "kata-analyze b 10 ownership maybe", "kata-analyze b 10 interval",
+                 "kata-analyze b 10 maxmoves -2", "kata-analyze x 10", "kata-analyze b -5",
+                 "kata-analyze b 10 avoid b D4", "kata-analyze b 10 avoid b E5:Z9 1", "lz-analyze b 10 minmoves x",
+                 "analyze b 10 allow b D4 1 avoid b E4 1", "lz-genmove_analyze b 10 bogus 1",
+                 "kata-genmove_analyze b 10 avoid b D4 x", "genmove_analyze"):
+        fail(eng, line)
+    assert eng.player.ponder == ponder
+    assert eng.cfg.gtp.rules == "japanese" and eng.cfg.search.playouts == 77
+    assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "TERRITORY"
+    assert eng.game.move_number == 2
