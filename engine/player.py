@@ -29,7 +29,11 @@ The pass rule has two layers, each deciding what only it can see:
   the search's most visited non-pass move is played, or where the search
   gives none a move ranked by the expert prior and the estimate's urgency.
   ``genmove(cleanup=True)`` (kgs-genmove_cleanup) captures the opponent's
-  dead stones before it passes.
+  dead stones before it passes.  Under territory rules (``gtp.rules =
+  japanese``) the count is the territory count, moves inside the mover's
+  own territory (a point lost, none gained) are never played in place of
+  a pass, and the cleanup captures the dead stones with moves on their
+  liberties only, then passes (:meth:`_cleanup_capture`).
 
 The second layer also covers raw-net mode and searches that are not
 ``engine.search.Search``; the two layers use the search's and the Player's
@@ -497,7 +501,11 @@ class Player:
         res = None
         move = None
         source = "search"
-        if self.cfg.net.rawnet:
+        if cleanup and self._territory_rules():
+            move = self._cleanup_capture(board, color, avoid)
+            if move is not None:
+                source = "cleanup"
+        if move is None and self.cfg.net.rawnet:
             move = self._rawnet_move(board)
             if move is not None:
                 source = "net"
@@ -527,7 +535,7 @@ class Player:
             move = res.move
         if move is None:
             move = board.pass_move
-        if move >= 0:
+        if move >= 0 and source != "cleanup":
             move = self._pass_safety(board, color, move, res, cleanup, avoid)
         elapsed = time.time() - t0
         self.last = dict(color=color, move=move, result=res, seconds=elapsed, source=source)
@@ -559,10 +567,61 @@ class Player:
             return board.pass_move
         return best
 
+    def _territory_rules(self):
+        return self.cfg.gtp.rules == "japanese"
+
+    def _cleanup_capture(self, board, color, avoid=()):
+        """kgs-genmove_cleanup under territory rules: the next move of the
+        capture of the opponent's dead stones (the estimate's), or None
+        when none is left or none can be played.  Each stone played costs
+        a point of territory, so the move is always on a liberty of a dead
+        chain: the chain with the fewest liberties first (a capture when
+        one is in atari), never an own eye, never a self-atari that is not
+        a capture; among a chain's liberties the one leaving the most
+        liberties to the stone played."""
+        try:
+            est = self.estimate(board)
+        except Exception:
+            log.exception("dead-stone estimate failed")
+            return None
+        opp = opponent(color)
+        chains, seen = [], set()
+        for p in est.dead:
+            if p in seen or board.color_at(p) != opp:
+                continue
+            ch = board.chain(p)
+            seen.update(ch)
+            chains.append((len(board.chain_liberties(p)), -len(ch), ch[0]))
+        for _, _, p in sorted(chains):
+            best = None
+            for lib in board.chain_liberties(p):
+                if lib in avoid or board.is_eye(lib, color) or not board.is_legal(lib, color):
+                    continue
+                after = board.copy()
+                took = after.play(lib, color)
+                libs = after.liberties(lib)
+                if not took and libs < 2:
+                    continue
+                key = (-took, -libs, lib)
+                if best is None or key < best[0]:
+                    best = (key, lib)
+            if best is not None:
+                log.info("cleanup (territory rules): %s against the dead chain at %s",
+                         self.vtx(best[1]), self.vtx(p))
+                return best[1]
+        return None
+
     def _pass_safety(self, board, color, move, res, cleanup, avoid=()):
         """Never pass into a loss under the dead-stone estimate while a
-        non-pass move exists; in the cleanup phase, capture dead stones first."""
-        if move != board.pass_move:
+        non-pass move exists; in the cleanup phase, capture dead stones first.
+
+        Under territory rules (japanese) the count is the territory count,
+        and a move inside the mover's own territory, which costs a point
+        and gains none, is never played instead of a pass: in the cleanup
+        phase the search's move there becomes a pass (the dead stones are
+        taken by :meth:`_cleanup_capture` before the search runs)."""
+        territory = self._territory_rules()
+        if move != board.pass_move and not (cleanup and territory):
             return move
         if not board.legal_moves(color):
             return move
@@ -571,11 +630,30 @@ class Player:
         except Exception:
             log.exception("dead-stone estimate failed")
             return move
-        mine = est.score if color == BLACK else -est.score
+        own_area = set()
+        if territory:
+            from engine.scoring import territory_owners, territory_score
+            owners = territory_owners(self.size, board.colors(), est.dead, est.seki)
+            own_area = {p for p, o in enumerate(owners) if o == color}
+            score = territory_score(self.size, board.colors(), est.dead, est.seki,
+                                    {BLACK: board.captures(BLACK), WHITE: board.captures(WHITE)},
+                                    self.game.komi)
+            if move != board.pass_move:
+                if move not in own_area:
+                    return move
+                log.info("cleanup (territory rules): %s is in the own territory; passing instead",
+                         self.vtx(move))
+                move = board.pass_move
+        else:
+            score = est.score
+        mine = score if color == BLACK else -score
         opp_dead = [p for p in est.dead if board.color_at(p) == opponent(color)]
+        if territory:
+            opp_dead = []           # the capturable ones were taken by _cleanup_capture
         if mine > 0 and not (cleanup and opp_dead):
             return move
-        alts = [m for m in self._non_pass_alternatives(board, color, res, est) if m not in avoid]
+        alts = [m for m in self._non_pass_alternatives(board, color, res, est)
+                if m not in avoid and m not in own_area]
         if cleanup and opp_dead and mine > 0:
             # prefer moves next to the dead stones (capturing them)
             near = set()

@@ -11,20 +11,22 @@ def fmt_score(score):
     return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
 
 
-def empty_regions(size, grid):
+def empty_regions(size, grid, points=False):
     """The empty regions of ``grid`` (flat colours, 0 empty): for each, its
     number of points, the colours it reaches (bits 1 black, 2 white) and
-    the stones it touches."""
+    the stones it touches; with ``points`` a fourth item, its points."""
     nn = size * size
     seen = [False] * nn
     for p in range(nn):
         if grid[p] or seen[p]:
             continue
-        stack, region, reach, touch = [p], 0, 0, set()
+        stack, region, reach, touch, pts = [p], 0, 0, set(), []
         seen[p] = True
         while stack:
             q = stack.pop()
             region += 1
+            if points:
+                pts.append(q)
             x, y = q % size, q // size
             for nx, ny in ((x - 1, y), (x + 1, y), (x, y - 1), (x, y + 1)):
                 if 0 <= nx < size and 0 <= ny < size:
@@ -35,7 +37,7 @@ def empty_regions(size, grid):
                     elif not seen[r]:
                         seen[r] = True
                         stack.append(r)
-        yield region, reach, touch
+        yield (region, reach, touch, pts) if points else (region, reach, touch)
 
 
 def area_score(size, colors, dead, komi):
@@ -74,6 +76,140 @@ def territory_score(size, colors, dead, seki, captures, komi):
     return terr[1] + prisoners[1] - terr[2] - prisoners[2] - komi
 
 
+# the local seki search: at most this many points in the empty
+# surroundings of a group of chains, chains with at most this many liberties
+SEKI_MAX_POINTS = 7
+
+
+def _neighbours(p, size):
+    x, y = p % size, p // size
+    if x > 0:
+        yield p - 1
+    if x < size - 1:
+        yield p + 1
+    if y > 0:
+        yield p - size
+    if y < size - 1:
+        yield p + size
+
+
+def seki_points(board):
+    """Stones in seki, found by reading: the points of every closed
+    cluster of chains (each chain's liberties all lie in the cluster's
+    few empty points, at most ``SEKI_MAX_POINTS``) where neither side,
+    moving first, can capture a chain of the other by play on those points
+    (local passes allowed), and where some point next to both colours
+    cannot be filled by either side without losing its chain.  Two-eyed
+    groups with a shared liberty (dame) are not seki; playout ownership
+    cannot see seki (the playouts fill the shared liberties), this can."""
+    size = board.size
+    colors = board.colors()
+    chain_of, libs_of = {}, {}
+    for p in range(size * size):
+        if colors[p] and p not in chain_of:
+            ch = tuple(board.chain(p))
+            for q in ch:
+                chain_of[q] = ch
+            libs_of[ch] = set(board.chain_liberties(p))
+    found, tried = set(), set()
+    for start, libs in libs_of.items():
+        if start in tried or len(libs) > SEKI_MAX_POINTS:
+            continue
+        cluster, points, todo, ok = {start}, set(libs), [start], True
+        while todo and ok:
+            todo.pop()
+            for r in list(points):
+                for q in _neighbours(r, size):
+                    ch = chain_of.get(q)
+                    if ch is None or ch in cluster:
+                        continue
+                    if len(libs_of[ch]) > SEKI_MAX_POINTS:
+                        ok = False
+                        break
+                    cluster.add(ch)
+                    todo.append(ch)
+                    points |= libs_of[ch]
+                if not ok or len(points) > SEKI_MAX_POINTS:
+                    ok = False
+                    break
+        tried |= cluster
+        if not ok or len({colors[ch[0]] for ch in cluster}) < 2:
+            continue
+        if _is_seki(board, sorted(points), cluster, colors, size):
+            for ch in cluster:
+                found.update(ch)
+    return found
+
+
+def _is_seki(board, points, cluster, colors, size):
+    b0 = board.copy()
+    b0.passes = 0
+    memo = {}
+    depth = 2 * len(points) + 3
+
+    def wins(b, to_move, attacker, passes, d):
+        """Can ``attacker`` capture a stone of the other colour before
+        losing one of its own, ``to_move`` to move, play on ``points``?"""
+        key = (bytes(b.color_at(p) for p in points), to_move, attacker, passes)
+        if key in memo:
+            return memo[key]
+        if d == 0:
+            return False
+        memo[key] = False                      # a cycle (ko) counts as no capture
+        other = 3 - to_move
+        results = []
+        for p in points:
+            if not b.is_legal(p, to_move):
+                continue
+            nb = b.copy()
+            if nb.play(p, to_move):            # a capture ends the local fight
+                results.append(to_move == attacker)
+            else:
+                results.append(wins(nb, other, attacker, 0, d - 1))
+            if results[-1] == (to_move == attacker):
+                break
+        else:
+            results.append(False if passes else wins(b, other, attacker, 1, d - 1))
+        res = any(results) if to_move == attacker else all(results)
+        memo[key] = res
+        return res
+
+    if wins(b0, BLACK, BLACK, 0, depth) or wins(b0, 3 - BLACK, 3 - BLACK, 0, depth):
+        return False
+    colour_near = {p: {colors[q] for q in _neighbours(p, size) if colors[q]} for p in points}
+    for p in points:
+        if colour_near[p] != {1, 2}:
+            continue
+        bad = True
+        for c in (1, 2):
+            if not b0.is_legal(p, c):
+                continue
+            nb = b0.copy()
+            if nb.play(p, c) or not wins(nb, 3 - c, 3 - c, 0, depth):
+                bad = False
+                break
+        if bad:
+            return True
+    return False
+
+
+def territory_owners(size, colors, dead, seki=()):
+    """Who owns each point under territory counting: 1 or 2 for the
+    empty points and the dead stones' points of regions that reach only
+    that colour's living stones and touch no stone in ``seki``; 0 for
+    stones, dame and the points of seki."""
+    grid = list(colors)
+    for p in dead:
+        grid[p] = 0
+    seki = set(seki)
+    owner = [0] * (size * size)
+    for _, reach, touch, pts in empty_regions(size, grid, points=True):
+        if reach in (1, 2) and not (touch & seki):
+            for q in pts:
+                owner[q] = reach
+    return owner
+
+
 class Estimate:
     """Dead-stone estimate of a position from playout ownership.
 
@@ -90,6 +226,7 @@ class Estimate:
         own, self.mean_score = ownership(start, playouts, policy=policy, seed=seed, komi=komi)
         self.own = own
         colors = board.colors()
+        read_seki = seki_points(board)     # the playouts fill shared liberties: read seki
         self.dead, self.alive, self.seki = [], [], []
         seen = set()
         chains = []
@@ -102,7 +239,7 @@ class Estimate:
             sign = 1 if c == BLACK else -1
             m = sum(own[q] for q in ch) / len(ch) * sign     # from the chain's view
             chains.append((c, ch, m))
-            (self.dead if m < -0.2 else self.alive).extend(ch)
+            (self.dead if m < -0.2 and ch[0] not in read_seki else self.alive).extend(ch)
         dead = set(self.dead)
         alive_color = {}
         for c, ch, m in chains:
@@ -122,8 +259,9 @@ class Estimate:
                         r = ny * size + nx
                         if alive_color.get(r) == 3 - c:
                             shared = True
-            if shared:
+            if shared and ch[0] not in read_seki:
                 self.seki.extend(ch)
+        self.seki = sorted(set(self.seki) | read_seki)
         self.score = area_score(size, colors, dead, komi)   # black - white - komi
 
 

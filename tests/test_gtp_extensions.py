@@ -164,7 +164,8 @@ def test_lz_setoption_maps_leela_zero_options(eng):
 FLOAT = r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?"
 KATA_INFO_RE = re.compile(
     rf"info move (\S+) visits (\d+) utility ({FLOAT}) winrate ({FLOAT}) scoreMean ({FLOAT}) "
-    rf"scoreStdev ({FLOAT}) scoreLead ({FLOAT}) prior ({FLOAT}) lcb ({FLOAT}) order (\d+) pv((?: \S+)+)")
+    rf"scoreStdev ({FLOAT}) scoreLead ({FLOAT}) scoreSelfplay ({FLOAT}) prior ({FLOAT}) lcb ({FLOAT}) "
+    rf"utilityLcb ({FLOAT}) order (\d+) pv((?: \S+)+)")
 LZ_INFO_RE = re.compile(r"info move (\S+) visits (\d+) winrate (\d+) prior (\d+) lcb (\d+) order (\d+) pv((?: \S+)+)")
 
 
@@ -185,10 +186,12 @@ def check_kata_line(line, size=9, ownership=False):
         m = KATA_INFO_RE.fullmatch(c)
         assert m, c
         wr, lead, mean, sd = float(m.group(4)), float(m.group(7)), float(m.group(5)), float(m.group(6))
-        assert 0 <= wr <= 1 and 0 <= float(m.group(8)) <= 1 and 0 <= float(m.group(9)) <= 1
+        prior, lcb = float(m.group(9)), float(m.group(10))
+        assert 0 <= wr <= 1 and 0 <= prior <= 1 and 0 <= lcb <= 1
         assert float(m.group(3)) == pytest.approx(2 * wr - 1, abs=1e-5)
-        assert lead == mean and sd >= 0 and abs(lead) <= size * size + 100
-        orders.append(int(m.group(10)))
+        assert float(m.group(11)) == pytest.approx(2 * lcb - 1, abs=1e-5)
+        assert lead == mean == float(m.group(8)) and sd >= 0 and abs(lead) <= size * size + 100
+        orders.append(int(m.group(12)))
     assert orders == list(range(len(orders)))
     if ownership:
         assert own is not None and len(own) == size * size and all(-1 <= v <= 1 for v in own)
@@ -302,3 +305,29 @@ def test_rules_commands(eng):
     assert eng.cfg.gtp.rules == "chinese"
     ok(eng, "play b E5")
     assert ok(eng, "kgs-game_over") == ""
+
+
+def test_bad_rules_params_and_analysis_options_leave_the_state_as_it_was(eng):
+    """Every refusal is ``? message`` and changes nothing (``fail`` compares
+    the board, the clocks and the whole config, rules included, before
+    and after): unknown rules, unknown or out-of-range parameters, unknown
+    or malformed analysis options, with Japanese rules and a position set."""
+    import json
+    for line in ("komi 6.5", "play b E5", "play w C3", "kgs-rules japanese", "kata-set-param maxVisits 77"):
+        ok(eng, line)
+    ponder = eng.player.ponder
+    for line in ("kgs-rules ing", "kgs-rules", "kata-set-rules tromp-taylor", "kata-set-rules stone-scoring",
+                 "kata-set-rules bogus", 'kata-set-rules {"scoring":"AREA"}', "go-param gtp.rules korean",
+                 "kata-set-param maxVisits -1", "kata-set-param noSuchThing 3", "kata-set-param ponderingEnabled maybe",
+                 "kata-set-param rootPolicyTemperature 1.1", "lz-setoption name Playouts value many",
+                 "lz-setoption name Bogus value 1",
+                 "kata-analyze b 10 bogus 1", "kata-analyze b 10 ownership maybe", "kata-analyze b 10 interval",
+                 "kata-analyze b 10 maxmoves -2", "kata-analyze x 10", "kata-analyze b -5",
+                 "kata-analyze b 10 avoid b D4", "kata-analyze b 10 avoid b E5:Z9 1", "lz-analyze b 10 minmoves x",
+                 "analyze b 10 allow b D4 1 avoid b E4 1", "lz-genmove_analyze b 10 bogus 1",
+                 "kata-genmove_analyze b 10 avoid b D4 x", "genmove_analyze"):
+        fail(eng, line)
+    assert eng.player.ponder == ponder
+    assert eng.cfg.gtp.rules == "japanese" and eng.cfg.search.playouts == 77
+    assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "TERRITORY"
+    assert eng.game.move_number == 2

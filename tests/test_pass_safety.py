@@ -21,7 +21,8 @@ POS = [".X.XO....",
        "X.XO.....",
        ".XXO..O..",
        "..XO....."]
-G7_LIBS = {"F7", "H7", "G6", "G8"}
+G7_LIBS = {"F7", "H7", "G6", "G8"}      # its neighbours (G8 is White's)
+G7_LIBERTIES = {"F7", "H7", "G6"}
 BOARD_ORDER = {f"{c}{r}" for r in (1, 2) for c in "ABCDEFGHJ"}   # the old fallback's first picks
 
 
@@ -87,3 +88,85 @@ def test_a_winning_pass_stands():
     eng = engine()
     setup(eng, komi=0.5)
     assert answer(eng, "genmove w") == "pass"
+
+
+def moving_search(move_vertex):
+    """A stand-in search whose move is ``move_vertex`` (e.g. a point
+    inside White's own area)."""
+    base = passing_search()
+
+    class MovingSearch(base):
+        def run(self, **kw):
+            from engine.search import SearchResult
+            size = self.board.size
+            m = "ABCDEFGHJ".index(move_vertex[0]) + (int(move_vertex[1:]) - 1) * size
+            return SearchResult(m, 0.5, 100, 100, 0.0, [m])
+    return MovingSearch
+
+
+def cleanup_until_pass(eng, color="w", limit=10):
+    """kgs-genmove_cleanup for ``color`` against an opponent that passes,
+    until it passes; the moves played."""
+    other = "b" if color == "w" else "w"
+    moves = []
+    for _ in range(limit):
+        answer(eng, f"play {other} pass")
+        mv = answer(eng, f"kgs-genmove_cleanup {color}")
+        if mv == "pass":
+            return moves
+        moves.append(mv)
+    raise AssertionError(f"no pass after {moves}")
+
+
+def test_cleanup_under_japanese_rules_captures_the_dead_stones_then_passes():
+    """Territory rules: every cleanup move is on a liberty of the dead
+    stone (three moves capture it, none inside White's area elsewhere),
+    then a pass; the captured stone is a prisoner in the count."""
+    eng = engine()
+    answer(eng, "kgs-rules japanese")
+    setup(eng)
+    before = float(answer(eng, "final_score")[2:])
+    moves = cleanup_until_pass(eng)
+    assert sorted(moves) == sorted(G7_LIBERTIES), moves
+    assert answer(eng, "final_status_list dead") == ""
+    assert eng.game.board.captures(2) == 1
+    # three stones in White's own area; the prisoner and its point were
+    # counted before as well: the cleanup costs White its three moves
+    assert float(answer(eng, "final_score")[2:]) == before - 3
+
+
+def test_cleanup_under_japanese_rules_does_not_fill_own_territory():
+    """The search wants a point inside White's own area (H3): under
+    territory rules the cleanup passes instead once no dead stone is
+    left; under area rules the search's move stands, as before."""
+    eng = GtpServer(load(None, SMALL), out=open(os.devnull, "w"), search_factory=moving_search("H3"))
+    answer(eng, "kgs-rules japanese")
+    setup(eng)
+    moves = cleanup_until_pass(eng)
+    assert sorted(moves) == sorted(G7_LIBERTIES), moves
+    assert answer(eng, "kgs-genmove_cleanup w") == "pass"
+    assert answer(eng, "genmove w") == "H3"           # not the cleanup phase: the search's move
+    eng = GtpServer(load(None, SMALL), out=open(os.devnull, "w"), search_factory=moving_search("H3"))
+    answer(eng, "kgs-rules chinese")
+    setup(eng)
+    answer(eng, "play b pass")
+    assert answer(eng, "kgs-genmove_cleanup w") == "H3"
+
+
+def test_cleanup_under_chinese_rules_still_removes_the_dead_stones():
+    eng = engine()
+    answer(eng, "kata-set-rules chinese")
+    setup(eng)
+    moves = cleanup_until_pass(eng)
+    assert G7_LIBERTIES <= set(moves), moves
+    assert answer(eng, "final_status_list dead") == ""
+
+
+def test_japanese_pass_rule_counts_territory_and_skips_own_area():
+    """A losing pass under territory rules: the move played instead is
+    never inside the mover's own area."""
+    eng = engine()
+    answer(eng, "kgs-rules japanese")
+    setup(eng)
+    mv = answer(eng, "genmove b")
+    assert mv in G7_LIBS, mv

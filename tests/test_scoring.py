@@ -13,6 +13,7 @@ import os
 import pytest
 
 from board_ext.board import Board
+from engine import coords
 from engine.config import load
 from engine.game import Game
 from engine.gtp.server import GtpServer
@@ -22,6 +23,15 @@ from tests.conftest import DATA
 FINISHED = os.path.join(DATA, "finished")
 with open(os.path.join(FINISHED, "expected.json")) as _fh:
     EXPECTED = json.load(_fh)
+# Japanese scoring: 9x9 and 19x19 games, some with seki on the board at the
+# end (finished/territory/make_territory.py); with the games above, every
+# game that has GNU Go --japanese-rules's final_score recorded.
+TERRITORY = os.path.join(FINISHED, "territory")
+with open(os.path.join(TERRITORY, "expected.json")) as _fh:
+    TERRITORY_EXPECTED = json.load(_fh)
+JAPANESE = {**{name: (os.path.join(FINISHED, name), e) for name, e in EXPECTED.items()},
+            **{f"territory/{name}": (os.path.join(TERRITORY, name), e)
+               for name, e in TERRITORY_EXPECTED.items()}}
 SETS = ["gtp.boardsize=9", "prior.evaluator=none", "search.seed=1", "pool.pool_size=2000"]
 
 
@@ -135,3 +145,67 @@ def test_territory_score_prisoners_dead_stones_and_seki():
     # a dead white stone: its point is black territory and it is a prisoner
     colors = bytes([1, 2, 1, 1, 0, 1, 1, 0, 1])
     assert territory_score(3, colors, [1], [], {1: 0, 2: 0}, 0) == 3 + 1
+
+
+def test_the_japanese_set_has_19x19_games_and_sekis():
+    assert len(JAPANESE) >= 20
+    sizes = [e.get("size", 9) for _, e in JAPANESE.values()]
+    assert sizes.count(19) >= 3 and sizes.count(9) >= 20
+    seki = [name for name, (_, e) in JAPANESE.items() if e.get("seki")]
+    assert len(seki) >= 5
+    assert any(JAPANESE[name][1]["size"] == 19 for name in seki)
+
+
+@pytest.mark.parametrize("name", sorted(TERRITORY_EXPECTED))
+def test_finished_game_with_seki_scored_as_gnugo_japanese(name):
+    """Territory scoring of 9x9 and 19x19 games, sekis included: the
+    score, the dead stones and the stones in seki are GNU Go
+    ``--japanese-rules``'s (recorded in expected.json and the SGF's RE);
+    points in seki, eyes included, are nobody's territory."""
+    exp = TERRITORY_EXPECTED[name]
+    path = os.path.join(TERRITORY, name)
+    g = Game.from_sgf_bytes(open(path, "rb").read())
+    assert g.size == exp["size"] and g.consecutive_passes() == 2
+    assert g.result == exp["final_score_japanese"]
+    eng = engine()
+    answer(eng, "kgs-rules japanese")
+    answer(eng, f"loadsgf {path}")
+    assert score_value(answer(eng, "final_score")) == score_value(exp["final_score_japanese"])
+    assert sorted(answer(eng, "final_status_list dead").split()) == exp["dead"]
+    assert sorted(answer(eng, "final_status_list seki").split()) == exp["seki"]
+
+
+def test_seki_is_read_not_left_to_the_playouts():
+    """The playouts fill the shared liberties of a seki and call one side
+    dead; the reading keeps both alive: no-eye seki (two shared liberties)
+    and one eye each with one shared liberty, and nothing on a board of
+    two-eyed groups with dame between them."""
+    from engine.scoring import seki_points
+    for name, want in (("seki-corner9-002.sgf", "A1 A2 A3 B3 C1 C2 C3"),
+                       ("seki-eyes9-001.sgf", "A2 A3 B1 B2 B3 C2 C3 D1 D2 D3 E2 F1 F2")):
+        g = Game.from_sgf_bytes(open(os.path.join(TERRITORY, name), "rb").read())
+        pts = seki_points(g.board)
+        assert sorted(coords.to_gtp(p, g.size) for p in pts) == sorted(want.split())
+    for name in EXPECTED:
+        g = Game.from_sgf_bytes(open(os.path.join(FINISHED, name), "rb").read())
+        assert not seki_points(g.board), name
+
+
+@pytest.mark.gnugo
+@pytest.mark.parametrize("name", sorted(JAPANESE))
+def test_gnugo_japanese_score_is_the_recorded_one_and_ours(name):
+    """GNU Go --japanese-rules, asked again: its final_score is the one
+    recorded, and ours under kgs-rules japanese is the same."""
+    from tools.gtp_client import GNUGO, GtpClient
+    path, exp = JAPANESE[name]
+    ref = GtpClient([GNUGO, "--mode", "gtp", "--japanese-rules"], timeout=120)
+    try:
+        ref.send(f"loadsgf {path}")
+        theirs = score_value(ref.send("final_score"))
+    finally:
+        ref.close()
+    assert theirs == score_value(exp["final_score_japanese"])
+    eng = engine()
+    answer(eng, "kgs-rules japanese")
+    answer(eng, f"loadsgf {path}")
+    assert score_value(answer(eng, "final_score")) == theirs

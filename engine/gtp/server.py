@@ -372,9 +372,12 @@ class GtpServer:
             if kata:
                 lead, sd, new = scores.move(r["move"], allow_new=fresh < _SCORED_PER_LINE)
                 fresh += new
+                # KataGo's fields in KataGo's order; the playout mean is the
+                # lead, the mean and the self-play score at once
                 parts.append(f"info move {mv} visits {visits} utility {2 * wr - 1:.6g} winrate {wr:.6g} "
                              f"scoreMean {lead:.6g} scoreStdev {sd:.6g} scoreLead {lead:.6g} "
-                             f"prior {prior:.6g} lcb {lcb:.6g} order {order} pv {pv}")
+                             f"scoreSelfplay {lead:.6g} prior {prior:.6g} lcb {lcb:.6g} "
+                             f"utilityLcb {2 * lcb - 1:.6g} order {order} pv {pv}")
             else:
                 parts.append(f"info move {mv} visits {visits} winrate {_permyriad(wr)} "
                              f"prior {_permyriad(prior)} lcb {_permyriad(lcb)} order {order} pv {pv}")

@@ -55,9 +55,14 @@ class Ours:
         pass
 
 
-def play_game(i, ours=False, playouts=1000):
+def play_game(i, ours=False, playouts=1000, size=SIZE, komi=KOMI, setup=None, levels=None):
+    """One game to two passes (None when it ends by resignation or runs
+    too long).  ``setup``: (black, white) flat points placed before the
+    first move (Black to move); ``levels``: the two GNU Go levels (else
+    drawn from the game's seed)."""
     rng = random.Random(1000 + i)
-    levels = (rng.choice([0, 1, 3, 6, 10]), rng.choice([0, 1, 3, 6, 10]))
+    drawn = (rng.choice([0, 1, 3, 6, 10]), rng.choice([0, 1, 3, 6, 10]))
+    levels = levels or drawn
     players = {c: gnugo("--level", str(levels[c - 1]), "--seed", str(7 * i + c)) for c in (1, 2)}
     if ours:
         c = 1 + i % 2
@@ -66,14 +71,20 @@ def play_game(i, ours=False, playouts=1000):
         levels = tuple("gomcts" if k == c else f"GNU Go level {levels[k - 1]}" for k in (1, 2))
     else:
         levels = tuple(f"GNU Go level {v}" for v in levels)
-    game = Game(SIZE, KOMI, superko=False)
+    game = Game(size, komi, superko=False)
     for p in players.values():
-        p.send(f"boardsize {SIZE}")
+        p.send(f"boardsize {size}")
         p.send("clear_board")
-        p.send(f"komi {KOMI:g}")
+        p.send(f"komi {komi:g}")
+    if setup:
+        game.setup(*setup, to_move=1)
+        for p in players.values():
+            for c, pts in zip((1, 2), setup):
+                for q in pts:
+                    p.send(f"play {CNAME[c]} {coords.to_gtp(q, size)}")
     try:
         n_random = rng.choice([2, 4, 6, 8])
-        while game.consecutive_passes() < 2 and game.move_number < 3 * SIZE * SIZE:
+        while game.consecutive_passes() < 2 and game.move_number < 3 * size * size:
             c = game.to_move
             if game.move_number < n_random:
                 moves = [m for m in game.board.legal_moves(c) if not game.board.is_eye(m, c)]
@@ -82,10 +93,10 @@ def play_game(i, ours=False, playouts=1000):
                 word = players[c].send(f"genmove {CNAME[c]}").strip()
                 if word.lower() == "resign":
                     return None
-                m = coords.from_gtp(word, SIZE)
+                m = coords.from_gtp(word, size)
             game.play(c, m)
             for q in ((1, 2) if game.move_number <= n_random else (3 - c,)):
-                players[q].send(f"play {CNAME[c]} {coords.to_gtp(m, SIZE)}")
+                players[q].send(f"play {CNAME[c]} {coords.to_gtp(m, size)}")
     finally:
         for p in players.values():
             p.close()
