@@ -45,7 +45,9 @@ also keep each variant's records in ``docs/results/games/<name>/`` (one
 gzipped JSON line a game) and write back the ones missing under the out
 directory before they start, so a run stopped short of its target resumes
 in a fresh checkout too.  The report gives each variant's win rate with its
-Wilson 95% interval.
+Wilson 95% interval.  What the figures mean is written by hand under the
+report's ``## Notes`` heading (docs/results/<name>.md), which a new report
+keeps; the experiment file holds settings only.
 """
 import argparse
 import gzip
@@ -73,7 +75,7 @@ class ExperimentError(ValueError):
 
 
 KEYS = {"name", "title", "size", "komi", "games", "workers", "common", "baseline", "x_label",
-        "x_log", "variant", "seconds", "notes", "paper"}
+        "x_log", "variant", "seconds", "paper"}
 VKEYS = {"series", "x", "sets", "games", "label", "baseline", "seconds", "first_game"}
 
 
@@ -380,7 +382,25 @@ def _splits(recs):
     return out
 
 
+NOTES_HEADING = "## Notes"
+
+
+def kept_notes(path_md):
+    """The hand-written part of a report: from its ``## Notes`` heading to
+    the end ('' when the report or the heading is absent).  A report keeps
+    it when it is written again; the experiment file holds no results."""
+    try:
+        with open(path_md, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        return ""
+    i = text.find("\n" + NOTES_HEADING + "\n")
+    return text[i + 1:].rstrip("\n") if i >= 0 else ""
+
+
 def report(exp, rows, path_md, path_png, argv):
+    """Write the report (markdown table, variants, the net's hash) and its
+    plot; the report's ``## Notes`` section, written by hand, is kept."""
     lines = [f"# {exp.get('title', exp['name'])}", ""]
     if exp.get("paper"):
         lines += [exp["paper"], ""]
@@ -419,8 +439,9 @@ def report(exp, rows, path_md, path_png, argv):
                 sha = hashlib.sha256(fh.read()).hexdigest()[:12]
             lines += ["", f"Net: `nets/weights/{exp['size']}x{exp['size']}.pt` (sha256 {sha}...; "
                       "provenance in the .json beside it)."]
-    if exp.get("notes"):
-        lines += ["", exp["notes"]]
+    notes = kept_notes(path_md)
+    if notes:
+        lines += ["", notes]
     atomic_write(path_md, "\n".join(lines) + "\n")
     import matplotlib
     matplotlib.use("Agg")
