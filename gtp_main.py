@@ -4,9 +4,14 @@ Loads the config, builds the engine and serves GTP on stdin/stdout.  Logs go
 to stderr (or ``gtp.log_file``), never to stdout.  The net (torch) and the
 search for ``gtp.boardsize`` are built before the first command is read
 (``GtpServer.serve``), so the first ``genmove`` thinks for its whole time;
-the first reply waits for that instead (a few seconds with a net)."""
+the first reply waits for that instead (a few seconds with a net).
+
+The session ends, with exit code 0, at ``quit``, at the end of input (a
+running search stops at once) or when stdout is closed (quietly, no
+traceback)."""
 import argparse
 import logging
+import os
 import sys
 
 
@@ -29,7 +34,10 @@ def main(argv=None):
     logging.basicConfig(level=args.log_level.upper(), handlers=[handler],
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     from engine.gtp.server import GtpServer
-    GtpServer(cfg, out=sys.stdout).serve(sys.stdin)
+    server = GtpServer(cfg, out=sys.stdout)
+    server.serve(sys.stdin)
+    if server.out_closed:      # the controller is gone: nothing left to flush at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 

@@ -14,6 +14,16 @@ same for every such knob (``prior.dcnn_nodes = "all"``, ``memory.nodes =
 
 ``configs/default.toml`` is written from here (:func:`default_toml`,
 ``make configs``) and a test compares its text.
+
+A file's values keep their TOML types (``playouts = "100"`` is an error);
+``--set`` and ``go-param`` values are text (:class:`Text`), read as the
+setting's type (TOML syntax for lists and quoted strings).
+
+The same machinery serves the other settings files: a frozen dataclass of
+:func:`setting` fields, built by :func:`build_table` (flat files with
+``base =`` and ``key=value`` overrides: :func:`load_flat`): the trainer's
+``configs/nets/*.toml`` (``nets.train.TrainConfig``) and the paper
+experiments (``tools.experiment.Experiment`` and ``Variant``).
 """
 import dataclasses
 import os
@@ -25,11 +35,18 @@ class ConfigError(ValueError):
     """A bad configuration; the message names the key."""
 
 
-def _f(default, lo=None, hi=None, choices=None, doc="", words=None):
+def _f(default, lo=None, hi=None, choices=None, doc="", words=None, item=None, required=False,
+       number=False):
     """A setting: default, range [lo, hi] or choices, the one-line doc of
     configs/default.toml, and ``words`` ({"all": n, ...}) that stand for
-    numbers."""
-    return field(default=default, metadata=dict(lo=lo, hi=hi, choices=choices, doc=doc, words=words or {}))
+    numbers.  A ``tuple`` setting is a list of ``item`` (int, float, str;
+    range and choices apply to each item).  ``required``: no default, the
+    key must be given.  ``number`` (on a float): an int stays an int."""
+    return field(default=default, metadata=dict(lo=lo, hi=hi, choices=choices, doc=doc, words=words or {},
+                                                item=item, required=required, number=number))
+
+
+setting = _f        # the name other modules declare their settings with
 
 
 @dataclass(frozen=True)
@@ -207,13 +224,42 @@ class Config:
     gtp: GtpConfig = field(default_factory=GtpConfig)
 
 
+_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple}
+
+
+def _type(f):
+    return f.type if isinstance(f.type, type) else _TYPES[f.type]
+
+
+class Text(str):
+    """A value given as text (``--set``, ``go-param``): read as the
+    setting's type.  A TOML file's values have their types already: a
+    string there is only a string (or one of the setting's words)."""
+
+
+def _toml_text(value):
+    """The TOML value a text spells (a list, a quoted string), or None."""
+    try:
+        return tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return None
+
+
 def _coerce(name, f, value):
-    t = f.type if isinstance(f.type, type) else {"int": int, "float": float, "bool": bool, "str": str}[f.type]
+    t = _type(f)
+    if t is tuple:
+        return _coerce_list(name, f, value)
     words = f.metadata.get("words") or {}
+    if t is str and isinstance(value, Text):
+        v = _toml_text(value.strip())
+        return _check(name, f, v if isinstance(v, str) else str(value))
     if isinstance(value, str) and t is not str:
         v = value.strip().lower()
         if v in words:
             return words[v]
+        if not isinstance(value, Text):
+            also = "".join(f" or '{w}'" for w in words)
+            raise ConfigError(f"{name}: expected {t.__name__}{also}, got '{value}'")
         try:
             if t is bool:
                 if v not in ("true", "false", "1", "0", "on", "off", "yes", "no"):
@@ -225,11 +271,33 @@ def _coerce(name, f, value):
             also = "".join(f" or '{w}'" for w in words)
             raise ConfigError(f"{name}: expected {t.__name__}{also}, got '{value}'") from None
     if t is float and isinstance(value, int) and not isinstance(value, bool):
-        value = float(value)
+        if not f.metadata.get("number"):
+            value = float(value)
+        return _check(name, f, value)
     if t is int and isinstance(value, float) and value.is_integer():
         value = int(value)
-    if not isinstance(value, t) or (t is int and isinstance(value, bool)):
+    if not isinstance(value, t) or (t is int and isinstance(value, bool)) or (t is float and isinstance(value, bool)):
         raise ConfigError(f"{name}: expected {t.__name__}, got {value!r}")
+    return _check(name, f, value)
+
+
+def _coerce_list(name, f, value):
+    """A list setting: a TOML list (or a text spelling one), a lone value
+    for a list of one; each item coerced as the item type with the range."""
+    if isinstance(value, Text):
+        v = _toml_text(value.strip())
+        value = v if v is not None else str(value)
+    if isinstance(value, (str, int, float)):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{name}: expected a list, got {value!r}")
+    item = f.metadata["item"]
+    sub = field(default=None, metadata=dict(f.metadata, item=None))
+    sub.type = item
+    return tuple(_coerce(f"{name}[{i}]", sub, v) for i, v in enumerate(value))
+
+
+def _check(name, f, value):
     m = f.metadata
     if m.get("choices") and value not in m["choices"]:
         raise ConfigError(f"{name}: '{value}' is not one of {', '.join(m['choices'])}")
@@ -251,6 +319,25 @@ def _check_cross(cfg):
                           "(bhrf.accept), which needs the sum of u over the playable replies")
 
 
+def build_table(cls, values, prefix=""):
+    """An instance of the settings dataclass ``cls`` (fields declared with
+    the defaults, ranges and docs of this module's tables) from {key:
+    value}: every value coerced and range-checked; an unknown key, a
+    missing required one and a bad value are named as ``prefix + key``.
+    Serves the engine's tables, the trainer's settings (nets/train.py)
+    and the paper experiments (tools/experiment.py)."""
+    kf = {f.name: f for f in fields(cls)}
+    vals = {}
+    for k, v in values.items():
+        if k not in kf:
+            raise ConfigError(f"unknown config key '{prefix}{k}'")
+        vals[k] = _coerce(f"{prefix}{k}", kf[k], v)
+    for k, f in kf.items():
+        if f.metadata.get("required") and k not in vals:
+            raise ConfigError(f"missing config key '{prefix}{k}'")
+    return cls(**vals)
+
+
 def build(data):
     """Config from a nested dict ({table: {key: value}}); validates everything."""
     tables = {f.name: f for f in fields(Config)}
@@ -260,14 +347,7 @@ def build(data):
             raise ConfigError(f"unknown config table '[{tname}]' (known: {', '.join(tables)})")
         if not isinstance(tval, dict):
             raise ConfigError(f"'{tname}' must be a table")
-        cls = tables[tname].default_factory
-        kf = {f.name: f for f in fields(cls)}
-        vals = {}
-        for k, v in tval.items():
-            if k not in kf:
-                raise ConfigError(f"unknown config key '{tname}.{k}'")
-            vals[k] = _coerce(f"{tname}.{k}", kf[k], v)
-        out[tname] = cls(**vals)
+        out[tname] = build_table(tables[tname].default_factory, tval, f"{tname}.")
     cfg = Config(**out)
     _check_cross(cfg)
     return cfg
@@ -277,14 +357,20 @@ def to_dict(cfg):
     return dataclasses.asdict(cfg)
 
 
-def merge(data, overrides):
-    """Apply ``table.key=value`` strings onto a nested dict (in place)."""
+def merge(data, overrides, flat=False):
+    """Apply ``table.key=value`` strings onto a nested dict (in place);
+    ``flat``: ``key=value`` onto a dict of settings with no tables.  The
+    values are :class:`Text`, read as their settings' types."""
     for o in overrides or ():
-        if "=" not in o or "." not in o.split("=", 1)[0]:
-            raise ConfigError(f"override '{o}' must look like table.key=value")
+        key = o.split("=", 1)[0]
+        if "=" not in o or (not flat and "." not in key) or not key.strip():
+            raise ConfigError(f"override '{o}' must look like {'key' if flat else 'table.key'}=value")
         key, value = o.split("=", 1)
+        if flat:
+            data[key.strip()] = Text(value.strip())
+            continue
         t, k = key.strip().split(".", 1)
-        data.setdefault(t, {})[k] = value.strip()
+        data.setdefault(t, {})[k] = Text(value.strip())
     return data
 
 
@@ -323,6 +409,14 @@ def load(path=None, overrides=()):
     """Read a TOML file (or defaults if None) and apply overrides."""
     data = read(path) if path else {}
     return build(merge(data, overrides))
+
+
+def load_flat(cls, path=None, overrides=()):
+    """A settings dataclass with no tables (``cls``, declared with
+    :func:`_f`) from a TOML file (``base =`` included) and ``key=value``
+    overrides."""
+    data = read(path) if path else {}
+    return build_table(cls, merge(data, overrides, flat=True))
 
 
 def replace(cfg, **changes):
@@ -379,7 +473,7 @@ def _allowed(f):
     m = f.metadata
     if m.get("choices"):
         return "one of " + " | ".join(m["choices"])
-    t = f.type if isinstance(f.type, type) else {"int": int, "float": float, "bool": bool, "str": str}[f.type]
+    t = _type(f)
     if t is bool:
         return "true | false"
     if t is str:

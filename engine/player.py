@@ -181,6 +181,7 @@ class Player:
         self._size_bound = False         # the search's evaluator is for one board size
         self._evaluators = {}            # size -> Evaluator or None (unavailable)
         self.interrupt = threading.Event()   # set to stop a running genmove
+        self.closed = threading.Event()      # the session is over (close()): every search stops at once
         self.last = None                 # info about the last generated move
         self.color = None                # colour of the last genmove (our side, for pondering)
         self._time_left_seen = set()
@@ -482,6 +483,21 @@ class Player:
         cfg_s = self.cfg.search.seconds
         return cfg_s if cfg_s > 0 else None
 
+    def close(self):
+        """The session is over (its controller is gone): the running search
+        stops now and every later one at once, each with the best move it
+        has.  Safe from any thread."""
+        self.closed.set()
+        self.interrupt.set()
+
+    def _arm_interrupt(self):
+        """Before a search: forget an interrupt meant for an earlier one,
+        unless the session is closed (set before the interrupt in close(),
+        so a close racing this is never lost)."""
+        self.interrupt.clear()
+        if self.closed.is_set():
+            self.interrupt.set()
+
     # ================================================================ move generation
     def genmove(self, color, play=True, cleanup=False, on_info=None, info_interval=0.1,
                 budget=None, avoid=()):
@@ -493,7 +509,7 @@ class Player:
         ``info_interval`` seconds while it thinks.  ``budget`` =
         (playouts, seconds) replaces the configured budget and the clock
         (None in either place: no bound of that kind).  :attr:`interrupt`
-        stops the search early.  ``avoid``: moves not to choose (the
+        (and :meth:`close`) stops the search early.  ``avoid``: moves not to choose (the
         analysis commands' avoid/allow; the search's root forbids them)."""
         game = self.game
         board = self._position(color)
@@ -519,7 +535,7 @@ class Player:
                 playouts, secs = budget
             else:
                 playouts, secs = self.cfg.search.playouts, self.think_seconds(color)
-            self.interrupt.clear()
+            self._arm_interrupt()
             cb = None
             if on_info is not None:
                 def cb(srch):
@@ -764,7 +780,7 @@ class Player:
         s.set_position(board, self.game.komi)
         rows = s.analysis()
         if not rows or sum(r.get("visits", 0) for r in rows) == 0:
-            self.interrupt.clear()
+            self._arm_interrupt()
             s.run(playouts=self.cfg.search.playouts, seconds=self.think_seconds(board.to_move),
                   stop_event=self.interrupt)
             rows = s.analysis()

@@ -122,3 +122,53 @@ def test_ringmaster_control_file():
     C.load(os.path.join(cwd, cfg))
     p1, p2, kw = matchups[0]
     assert {p1, p2} <= set(ns["players"]) and kw["alternating"]
+
+
+def test_file_values_keep_their_types_and_text_is_read(tmp_path):
+    """A TOML file's value has its type (a quoted number is an error, a
+    word is not); --set text is read as the setting's type, quotes and all."""
+    (tmp_path / "q.toml").write_text('[search]\nplayouts = "100"\n')
+    with pytest.raises(C.ConfigError, match="search.playouts: expected int"):
+        C.load(str(tmp_path / "q.toml"))
+    cfg = C.load(None, ["search.playouts=100", "gtp.name='a b'", "prior.dcnn_nodes=all"])
+    assert (cfg.search.playouts, cfg.gtp.name, cfg.prior.dcnn_nodes) == (100, "a b", 10**9)
+
+
+def test_trainer_settings_on_the_config_machinery(tmp_path):
+    """configs/nets/*.toml: declared like the engine's tables; a bad key or
+    value is named, base= includes another file, --set reads TOML text."""
+    from nets.train import ConfigError, load_config
+    cfg = load_config(os.path.join(ROOT, "configs", "nets", "9x9.toml"))
+    assert (cfg["board_size"], cfg["epochs"], cfg["data_dirs"]) == (9, 30, ["data/9x9", "data/9x9-L10"])
+    assert cfg["widths"] == [64, 64, 64, 48, 48, 32, 32] and cfg["max_minutes"] == 0.0
+    (tmp_path / "small.toml").write_text(
+        f'base = "{os.path.join(ROOT, "configs", "nets", "9x9.toml")}"\nepochs = 2\n')
+    small = load_config(str(tmp_path / "small.toml"), ["lr=1e-2", "data_dirs=data/x"])
+    assert small == dict(cfg, epochs=2, lr=0.01, data_dirs=["data/x"])
+    for bad, key in ((["epochz=3"], "'epochz'"), (["lr=-1"], "lr: -1.0 is below"),
+                     (["device='tpu'"], "device: 'tpu'"), (["widths=[8, 0]"], r"widths\[1\]"),
+                     (["epochs=many"], "epochs: expected int")):
+        with pytest.raises(ConfigError, match=key):
+            load_config(None, bad)
+    (tmp_path / "bad.toml").write_text('batch_size = "128"\n')
+    with pytest.raises(ConfigError, match="batch_size: expected int"):
+        load_config(str(tmp_path / "bad.toml"))
+
+
+def test_experiment_settings_on_the_config_machinery(tmp_path):
+    """An experiment file: unknown, missing and out-of-range keys named
+    with the file (and the variant); base= includes another experiment."""
+    from tools import experiment
+    base = os.path.join(ROOT, "configs", "paper", "pool-fig2.toml")
+    (tmp_path / "more.toml").write_text(f'base = "{base}"\nname = "more"\ngames = 7\n')
+    exp, ref = experiment.load(str(tmp_path / "more.toml")), experiment.load(base)
+    assert exp == dict(ref, name="more", games=7)
+    for body, key in (('name = "e"\nsize = 9\nkomi = "7"\n[[variant]]\nseries = "s"\nx = 1\n', "komi: expected float"),
+                      ('name = "e"\nsize = 25\n[[variant]]\nseries = "s"\nx = 1\n', "size: 25 is above"),
+                      ('name = "e"\nsize = 9\n', "missing config key 'variant'"),
+                      ('name = "e"\nsize = 9\n[[variant]]\nx = 1\n', r"variant 1 \('\?'\): missing config key 'series'"),
+                      ('name = "e"\nsize = 9\n[[variant]]\nseries = "s"\nx = 1\ngame = 3\n',
+                       r"variant 1 \('s'\): unknown config key 'game'")):
+        (tmp_path / "e.toml").write_text(body)
+        with pytest.raises(experiment.ExperimentError, match="e.toml: " + key):
+            experiment.load(str(tmp_path / "e.toml"))

@@ -111,10 +111,10 @@ def test_variant_seconds_override_and_bad_seconds_named(tmp_path):
     assert [(i, t) for i, t, _ in by_variant["slow-0.2"]] == [(0, 0.2), (1, 0.2), (2, 0.2)]
     assert [(i, t) for i, t, _ in by_variant["fast-0.1"]] == [(0, 0.1), (2, 0.1)]  # game 2 is on disk
     f.write_text(f.read_text().replace("seconds = 0.1", "seconds = -1"))
-    with pytest.raises(experiment.ExperimentError, match="variant 'fast' key 'seconds'"):
+    with pytest.raises(experiment.ExperimentError, match=r"variant 2 \('fast'\): seconds: -1.0 is below"):
         experiment.load(str(f))
     f.write_text('name = "e"\nsize = 9\nseconds = "fast"\n[[variant]]\nseries = "s"\nx = 1\n')
-    with pytest.raises(experiment.ExperimentError, match="key 'seconds'"):
+    with pytest.raises(experiment.ExperimentError, match="e.toml: seconds: expected float"):
         experiment.load(str(f))
 
 
@@ -133,7 +133,7 @@ def test_first_game_plays_the_later_games_with_their_own_seeds(tmp_path):
                                                               (4, "game-0005.json")]
     for bad in ("0", "2.5", '"4"', "true"):
         f.write_text(re.sub(r"first_game = \S+", f"first_game = {bad}", f.read_text()))
-        with pytest.raises(experiment.ExperimentError, match="variant 'later' key 'first_game'"):
+        with pytest.raises(experiment.ExperimentError, match=r"variant 2 \('later'\): first_game"):
             experiment.load(str(f))
 
 
@@ -207,3 +207,23 @@ def test_rows_split_by_colour_and_give_the_simulation_ratio(tmp_path, monkeypatc
     experiment.report(exp, list(again.values()), str(md), str(png), ["t.toml"])
     line = [x for x in md.read_text().splitlines() if x.startswith("| a-1")][0]
     assert "| 2/3 | 0.5/2 | 0.80 (0.70-0.90) |" in line
+
+
+def test_report_keeps_its_notes_and_the_file_holds_no_results(tmp_path):
+    """The report's hand-written ``## Notes`` section survives a new
+    report; an experiment file no longer takes prose (``notes``)."""
+    exp = dict(_exp(), title="T")
+    rows = experiment.collect(exp, str(tmp_path))
+    md, png = tmp_path / "t.md", tmp_path / "t.png"
+    experiment.report(exp, rows, str(md), str(png), ["t.toml"])
+    assert "## Notes" not in md.read_text()
+    notes = "## Notes\n\nReading the table: a at 1 wins.\n\nA second paragraph."
+    md.write_text(md.read_text().replace("| b-1 |", "| old row |") + "\n" + notes + "\n")
+    experiment.report(exp, rows, str(md), str(png), ["t.toml"])
+    text = md.read_text()
+    assert text.endswith("\n\n" + notes + "\n") and text.count("## Notes") == 1
+    assert "old row" not in text                # the generated part is written anew
+    bad = tmp_path / "notes.toml"
+    bad.write_text('name = "b"\nsize = 9\nnotes = """prose"""\n[[variant]]\nseries = "s"\nx = 1\n')
+    with pytest.raises(experiment.ExperimentError, match="'notes'"):
+        experiment.load(str(bad))

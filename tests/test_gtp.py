@@ -591,6 +591,59 @@ def test_name_answers_without_torch_at_start():
     assert r.stdout.strip() == "False"
 
 
+def _gtp_main(*sets):
+    """gtp_main.py in a subprocess on pipes, stderr kept, a search of 10^8
+    playouts a move (hours: only an interrupt ends it)."""
+    args = [PY, os.path.join(ROOT, "gtp_main.py"), "--log-level", "WARNING"]
+    for s in SMALL + ["search.seconds=0", "search.playouts=100000000"] + list(sets):
+        args += ["--set", s]
+    return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+
+
+@pytest.mark.slow
+def test_end_of_input_stops_a_long_genmove():
+    """The controller closes stdin while genmove searches: the search stops,
+    the move is still answered, and the engine exits with 0."""
+    p = _gtp_main()
+    try:
+        p.stdin.write("boardsize 9\n1 genmove b\n")
+        p.stdin.flush()
+        time.sleep(1.0)                       # the search is under way
+        stdin, p.stdin = p.stdin, None        # communicate() leaves it alone
+        stdin.close()
+        out, err = p.communicate(timeout=20)   # liveness only: 10^8 playouts would take hours
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.communicate()
+    assert p.returncode == 0, err
+    assert "Traceback" not in err, err
+    assert re.search(r"^=1 ([A-HJ]\d|pass|resign)$", out, re.M), out
+
+
+@pytest.mark.slow
+def test_closed_stdout_exits_quietly():
+    """The controller is gone (its end of stdout closed): the first reply
+    that cannot be written ends the session without a traceback."""
+    p = _gtp_main()
+    p.stdout.close()
+    try:
+        try:
+            p.stdin.write("name\nboardsize 9\nprotocol_version\n")
+            p.stdin.flush()
+        except BrokenPipeError:                # it may be gone already
+            pass
+        err = p.stderr.read()                  # until it exits (stdin stays open)
+        p.wait(timeout=20)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    assert p.returncode == 0, err
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
 def test_bad_config_on_command_line():
     r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--set", "search.nope=1"],
                        input="", capture_output=True, text=True, timeout=30, cwd=ROOT)

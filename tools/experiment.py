@@ -45,9 +45,12 @@ also keep each variant's records in ``docs/results/games/<name>/`` (one
 gzipped JSON line a game) and write back the ones missing under the out
 directory before they start, so a run stopped short of its target resumes
 in a fresh checkout too.  The report gives each variant's win rate with its
-Wilson 95% interval.
+Wilson 95% interval.  What the figures mean is written by hand under the
+report's ``## Notes`` heading (docs/results/<name>.md), which a new report
+keeps; the experiment file holds settings only.
 """
 import argparse
+import dataclasses
 import gzip
 import json
 import math
@@ -56,10 +59,11 @@ import re
 import statistics
 import sys
 import time
-import tomllib
+from dataclasses import dataclass
 
 from board_ext.board import BLACK, WHITE
 from engine import config as config_mod
+from engine.config import setting
 from tools import stats
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from engine.game import atomic_write
@@ -68,43 +72,68 @@ from engine.search import RESIGN
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-class ExperimentError(ValueError):
-    """A malformed experiment file; the message names the key."""
+class ExperimentError(config_mod.ConfigError):
+    """A malformed experiment file; the message names the file and the key."""
 
 
-KEYS = {"name", "title", "size", "komi", "games", "workers", "common", "baseline", "x_label",
-        "x_log", "variant", "seconds", "notes", "paper"}
-VKEYS = {"series", "x", "sets", "games", "label", "baseline", "seconds", "first_game"}
+@dataclass(frozen=True)
+class Variant:
+    """One ``[[variant]]`` table: a row of the report, a point of the plot."""
+    series: str = setting(None, required=True, doc="the line of the plot")
+    x: float = setting(None, required=True, number=True, doc="its x value")
+    sets: tuple = setting((), item=str, doc="--set overrides on top of common, for the tested engine")
+    games: int = setting(None, 1, 10**6, doc="games of this variant; default the experiment's")
+    label: str = setting(None, doc="its name in the report and on disk; default <series>-<x>")
+    baseline: tuple = setting(None, item=str, doc="this variant's reference engine; default the experiment's")
+    seconds: float = setting(None, 0.001, 86400.0, doc="seconds a move for this variant's games")
+    first_game: int = setting(None, 1, 10**6, doc="play its games from this one on (default 1)")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """An experiment file's top-level keys (``[[variant]]`` tables apart)."""
+    name: str = setting(None, required=True, doc="results go to docs/results/<name>.md/.png/.json")
+    title: str = setting(None)
+    paper: str = setting(None, doc="what it reproduces")
+    size: int = setting(None, 2, 19, required=True)
+    komi: float = setting(7.0, -1000.0, 1000.0)
+    games: int = setting(100, 1, 10**6, doc="games a variant")
+    workers: int = setting(2, 1, 4096)
+    common: tuple = setting((), item=str, doc="--set overrides for both sides")
+    baseline: tuple = setting((), item=str, doc="--set overrides of the reference engine")
+    x_label: str = setting(None)
+    x_log: bool = setting(False)
+    seconds: float = setting(None, 0.001, 86400.0, doc="seconds a move instead of a simulation budget")
+    variant: tuple = setting(None, required=True, item=dict, doc="the [[variant]] tables")
+
+
+def _as_dict(settings):
+    """The keys given (or defaulted) of a settings dataclass, lists as lists."""
+    return {k: list(v) if isinstance(v, tuple) else v
+            for k, v in ((f.name, getattr(settings, f.name)) for f in dataclasses.fields(settings))
+            if v is not None}
 
 
 def load(path):
-    with open(path, "rb") as fh:
-        exp = tomllib.load(fh)
-    for k in exp:
-        if k not in KEYS:
-            raise ExperimentError(f"{path}: unknown key '{k}'")
-    for k in ("name", "size", "variant"):
-        if k not in exp:
-            raise ExperimentError(f"{path}: missing key '{k}'")
-    for v in exp["variant"]:
-        for k in v:
-            if k not in VKEYS:
-                raise ExperimentError(f"{path}: unknown variant key '{k}'")
-    exp.setdefault("komi", 7.0)
-    exp.setdefault("games", 100)
-    exp.setdefault("workers", 2)
-    exp.setdefault("common", [])
-    exp.setdefault("baseline", [])
-    for v in exp["variant"]:
-        f = v.get("first_game", 1)
-        if isinstance(f, bool) or not isinstance(f, int) or f < 1:
-            raise ExperimentError(f"{path}: variant '{v['series']}' key 'first_game' must be a "
-                                  f"game number from 1, got {v['first_game']!r}")
-    for where, d in [("", exp)] + [(f"variant '{v['series']}' ", v) for v in exp["variant"]]:
-        t = d.get("seconds", 1)
-        if isinstance(t, bool) or not isinstance(t, (int, float)) or t <= 0:
-            raise ExperimentError(f"{path}: {where}key 'seconds' must be a positive number "
-                                  f"of seconds per move, got {d['seconds']!r}")
+    """An experiment file as a dict, every key checked by engine/config.py's
+    machinery (types, ranges, unknown and missing keys named; ``base =``
+    includes a file whose keys this one overrides, its variants replaced by
+    this file's when it has any) and every variant's settings on both
+    sides checked as engine configs."""
+    try:
+        data = config_mod.read(path)
+        tables = data.get("variant")
+        if not isinstance(tables, list) or not all(isinstance(v, dict) for v in tables):
+            raise config_mod.ConfigError("missing config key 'variant' ([[variant]] tables)")
+        exp = _as_dict(config_mod.build_table(Experiment, dict(data, variant=[])))
+    except config_mod.ConfigError as e:
+        raise ExperimentError(f"{path}: {e}") from None
+    exp["variant"] = []
+    for i, table in enumerate(tables):
+        try:
+            exp["variant"].append(_as_dict(config_mod.build_table(Variant, table)))
+        except config_mod.ConfigError as e:
+            raise ExperimentError(f"{path}: variant {i + 1} ('{table.get('series', '?')}'): {e}") from None
     # validate every config up front, naming the bad key
     for v in exp["variant"]:
         config_mod.load(None, exp["common"] + v.get("sets", []))
@@ -380,7 +409,25 @@ def _splits(recs):
     return out
 
 
+NOTES_HEADING = "## Notes"
+
+
+def kept_notes(path_md):
+    """The hand-written part of a report: from its ``## Notes`` heading to
+    the end ('' when the report or the heading is absent).  A report keeps
+    it when it is written again; the experiment file holds no results."""
+    try:
+        with open(path_md, encoding="utf-8") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        return ""
+    i = text.find("\n" + NOTES_HEADING + "\n")
+    return text[i + 1:].rstrip("\n") if i >= 0 else ""
+
+
 def report(exp, rows, path_md, path_png, argv):
+    """Write the report (markdown table, variants, the net's hash) and its
+    plot; the report's ``## Notes`` section, written by hand, is kept."""
     lines = [f"# {exp.get('title', exp['name'])}", ""]
     if exp.get("paper"):
         lines += [exp["paper"], ""]
@@ -419,8 +466,9 @@ def report(exp, rows, path_md, path_png, argv):
                 sha = hashlib.sha256(fh.read()).hexdigest()[:12]
             lines += ["", f"Net: `nets/weights/{exp['size']}x{exp['size']}.pt` (sha256 {sha}...; "
                       "provenance in the .json beside it)."]
-    if exp.get("notes"):
-        lines += ["", exp["notes"]]
+    notes = kept_notes(path_md)
+    if notes:
+        lines += ["", notes]
     atomic_write(path_md, "\n".join(lines) + "\n")
     import matplotlib
     matplotlib.use("Agg")

@@ -22,6 +22,13 @@ the main thread one by one.  Streaming analysis (``lz-analyze``,
 ``analyze``) runs the search on a worker thread and ends as soon as the
 next input line arrives; that line is then processed normally.  Pondering
 uses the same mechanism between commands (the Player's :class:`Thinking`).
+
+The controller going away ends the session.  End of input (stdin closed)
+stops a running search at once (``Player.close``): the lines read before
+it are still answered, each ``genmove`` with the best move found so far,
+and then :meth:`GtpServer.serve` returns.  A reply that cannot be written
+(stdout closed: ``BrokenPipeError``) is dropped, stops the search and ends
+the session the same way (``out_closed``), without a traceback.
 """
 from __future__ import annotations
 
@@ -194,6 +201,7 @@ class GtpServer:
         self._have_pending = False
         self._sync = False               # respond(): streams end at once
         self.quit = False
+        self.out_closed = False          # a write failed: the controller is gone
         self.commands = {}
         for name in COMMAND_HELP:
             self.commands[name] = getattr(self, "cmd_" + name.replace("-", "_"))
@@ -201,8 +209,16 @@ class GtpServer:
     # ================================================================ I/O
     def _write(self, text):
         with self._out_lock:
-            self.out.write(text)
-            self.out.flush()
+            if self.out_closed:
+                return
+            try:
+                self.out.write(text)
+                self.out.flush()
+            except (BrokenPipeError, ValueError):    # closed pipe, closed file
+                self.out_closed = True
+                self.quit = True
+                self.player.close()
+                log.info("output closed: the controller is gone; ending the session")
 
     def _reader(self, inp):
         try:
@@ -213,6 +229,7 @@ class GtpServer:
                 self.queue.put(raw)
         except (OSError, ValueError):
             pass
+        self.player.close()        # end of input: no search outlives the controller
         self.queue.put(None)
 
     def _next_raw(self, timeout=None):
@@ -227,8 +244,8 @@ class GtpServer:
 
     def _wait_for_input(self, timeout):
         """Block up to timeout seconds for an input line; keep it pending.
-        True when a line (or EOF) arrived."""
-        if self._sync:
+        True when a line (or EOF) arrived, or the output is closed."""
+        if self._sync or self.out_closed:
             return True
         if self._have_pending:
             return True
