@@ -34,13 +34,23 @@ from tools.gtp_client import GtpClient, gnugo_command
 
 def parse_score(text):
     """GTP ``final_score`` ("B+3.5", "W+0.5", "0") -> black minus white."""
-    t = text.strip().upper()
+    v = result_value(text)
+    if v is None or text.strip().upper()[2:3] in ("R", "T", "F"):
+        raise ValueError(f"unreadable final_score {text!r}")
+    return v
+
+
+def result_value(text):
+    """A game result ("B+3.5", "W+R", "0", SGF RE or GTP final_score) ->
+    black minus white (a win by resignation, time or forfeit counts one
+    point), or None when it does not read."""
+    t = (text or "").strip().upper()
     if t in ("0", "JIGO", "DRAW"):
         return 0.0
-    m = re.fullmatch(r"([BW])\+(\d+(?:\.\d*)?)", t)
+    m = re.fullmatch(r"([BW])\+(R|RESIGN|T|TIME|F|FORFEIT|\d+(?:\.\d*)?)", t)
     if not m:
-        raise ValueError(f"unreadable final_score {text!r}")
-    v = float(m.group(2))
+        return None
+    v = 1.0 if not m.group(2)[0].isdigit() else float(m.group(2))
     return v if m.group(1) == "B" else -v
 
 
@@ -114,10 +124,17 @@ def write_shard(out, level, index, arrays):
     path = shard_path(out, level, index)
     if os.path.exists(path):
         return path
+    save_shard(path, arrays)
+    return path
+
+
+def save_shard(path, arrays):
+    """np.savez_compressed to a temporary file, renamed into place (0644):
+    a killed run leaves no partial shard."""
     tmp = path + ".tmp.npz"
     np.savez_compressed(tmp, **arrays)
+    os.chmod(tmp, 0o644)
     os.replace(tmp, path)
-    return path
 
 
 def main(argv=None):

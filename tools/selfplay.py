@@ -42,6 +42,7 @@ import time
 
 from engine import config as configmod
 from engine.game import atomic_write
+from tools.datagen import result_value, save_shard
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.rundir import SettingsMismatch, claim
 
@@ -113,16 +114,6 @@ def _job(cfg, index, size, komi, seed, move_limit, want_data=False, provenance=N
     return rec, game.to_sgf(), shard
 
 
-def result_sign(result):
-    """"B+3.5" -> 3.5, "W+R" -> -1.0, "0" or unreadable -> 0.0 (the sign
-    is the value target; resignations count one point)."""
-    m = re.fullmatch(r"([BW])\+(R|Resign|T|Time|F|Forfeit|\d+(?:\.\d*)?)", result or "")
-    if not m:
-        return 0.0
-    v = 1.0 if not m.group(2)[0].isdigit() else float(m.group(2))
-    return v if m.group(1) == "B" else -v
-
-
 def shard_arrays(game, rec, size, komi, data, provenance):
     """The training shard of one self-play game (``nets.data`` reads it)."""
     import numpy as np
@@ -134,7 +125,7 @@ def shard_arrays(game, rec, size, komi, data, provenance):
     return dict(moves=np.asarray(moves, np.int16), is_label=np.ones(len(moves), np.bool_),
                 offsets=np.asarray([0, len(moves)], np.int64),
                 seeds=np.asarray([rec["seed"]], np.int64),
-                scores=np.asarray([result_sign(rec["result"])], np.float32),
+                scores=np.asarray([result_value(rec["result"]) or 0.0], np.float32),
                 visits=vis, root_values=np.asarray(data["root_values"], np.float32),
                 size=np.int32(size), level=np.int32(0), komi=np.float32(komi),
                 provenance=np.asarray(json.dumps({**provenance, "seed": rec["seed"],
@@ -143,15 +134,6 @@ def shard_arrays(game, rec, size, komi, data, provenance):
 
 def shard_name(i):
     return f"SP_{i + 1:05d}.npz"
-
-
-def write_shard(path, arrays):
-    """Temporary file + rename: a killed run leaves no partial shard."""
-    import numpy as np
-    tmp = path + ".tmp.npz"
-    np.savez_compressed(tmp, **arrays)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
 
 
 def engine_commit():
@@ -247,7 +229,7 @@ def run(cfg, games, size, komi, out, workers=1, seed=None, move_limit=None, prog
                 if rec["index"] in records:         # never twice (a retried job's late twin)
                     continue
                 if shard is not None:
-                    write_shard(os.path.join(data, shard_name(rec["index"])), shard)
+                    save_shard(os.path.join(data, shard_name(rec["index"])), shard)
                 atomic_write(os.path.join(out, rec["sgf"]), sgf)
                 records[rec["index"]] = rec
                 save()
