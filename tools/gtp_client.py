@@ -39,10 +39,11 @@ class GtpClient:
             fired.set()
             self.proc.kill()
 
-        if timeout:
-            timer = threading.Timer(timeout, kill)
-            timer.start()
         try:
+            if timeout:     # started inside the try: a Ctrl-C during start() still cancels it
+                timer = threading.Timer(timeout, kill)
+                timer.daemon = True     # never keeps the interpreter from exiting
+                timer.start()
             while True:
                 ln = self.proc.stdout.readline()
                 if ln == "":
