@@ -163,6 +163,18 @@ def test_tiny_net_learns(positions):
     assert losses[-1] < losses[0] - 1.0, losses
 
 
+def test_value_sample_takes_k_positions_of_each_game():
+    from nets.train import value_sample
+    game = np.repeat(np.array([7, 3, 9, 5]), [40, 2, 13, 1])
+    np.random.default_rng(0).shuffle(game)
+    rng = np.random.default_rng(1)
+    m = value_sample(game, 3, rng)
+    assert {g: int(m[game == g].sum()) for g in (7, 3, 9, 5)} == {7: 3, 3: 2, 9: 3, 5: 1}
+    m2 = value_sample(game, 3, rng)        # drawn anew: another choice in the long game
+    assert (m2[game == 7] != m[game == 7]).any()
+    assert value_sample(game, 0, rng).all()
+
+
 # -- training end to end -------------------------------------------------------------
 
 def test_train_writes_weights_and_resumes(shard_dir, tmp_path):
@@ -184,7 +196,7 @@ def test_train_writes_weights_and_resumes(shard_dir, tmp_path):
     meta = json.loads((tmp_path / "w" / "9x9.json").read_text())
     assert meta["accuracy"]["test"]["top1"] == prov["accuracy"]["test"]["top1"]
     assert meta["data"]["teacher_levels"] == [5] and meta["epochs"] == 2
-    assert set(meta["accuracy"]) == {"train", "val", "test", "value_val", "value_test"}
+    assert set(meta["accuracy"]) == {"train", "val", "test", "value_train", "value_val", "value_test"}
     assert meta["heads"] == ["policy", "value"] and meta["model_config"]["in_planes"] == NUM_PLANES
     # an incomplete checkpoint is resumed: pretend the run stopped after epoch 1
     ck = torch.load(tmp_path / "ck" / "last.pt", weights_only=False)
