@@ -188,6 +188,8 @@ class NetConfig:
     device: str = _f("cpu", choices=("cpu", "cuda", "auto"),
                      doc="where the net runs: cpu, cuda (a GPU torch sees), auto (cuda if there is one)")
     cache_size: int = _f(20000, 0, 10**7, doc="evaluator cache entries")
+    precision: str = _f("fp32", choices=("fp32", "bf16"),
+                        doc="fp32, or bf16 (about 30% faster at batch 8 on a CPU with bf16 support; moves may differ)")
     required: bool = _f(False, doc="fail if no weights for this size (else play without the net)")
     rawnet: bool = _f(False, doc="play the net's most probable legal move, no search")
 

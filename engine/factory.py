@@ -40,7 +40,7 @@ def load_evaluator(cfg, size):
         raise NoNet(f"{path} does not exist (shipped sizes: {available_sizes() or 'none'})")
     try:
         ev = Evaluator.load(src, threads=cfg.net.threads, cache_size=cfg.net.cache_size,
-                            device=device)
+                            device=device, precision=cfg.net.precision)
     except ValueError as e:
         raise NoNet(str(e)) from None
     if ev.board_size != size:

@@ -511,3 +511,24 @@ def test_init_from_a_first_round_net(tmp_path):
     torch.save(wide.state_dict(), tmp_path / "wide.pt")
     with pytest.raises(ValueError, match="shape"):
         init_from(PolicyNet(ModelConfig.tiny(N)), str(tmp_path / "wide.pt"))
+
+
+def test_net_precision_reaches_the_evaluator(tmp_path):
+    """net.precision = bf16 runs the net under bf16 autocast: the same
+    priors within bf16's rounding, and the config names a bad value."""
+    from engine import config
+    from engine.factory import load_evaluator
+    torch.manual_seed(0)
+    w = tmp_path / "tiny.pt"
+    torch.save(PolicyNet(ModelConfig.tiny(N, value_head=True)).state_dict(), w)
+    ev32 = load_evaluator(config.load(None, [f"net.weights={w}"]), N)
+    ev16 = load_evaluator(config.load(None, [f"net.weights={w}", "net.precision=bf16"]), N)
+    assert (ev32.precision, ev16.precision) == ("fp32", "bf16")
+    b = Board(N)
+    for m in GAMES[1][0][:12]:
+        b.play(m)
+    p32, _ = ev32.evaluate([b])
+    p16, _ = ev16.evaluate([b])
+    assert np.abs(p32 - p16).max() < 0.02 and not np.array_equal(p32, p16)
+    with pytest.raises(config.ConfigError, match="net.precision"):
+        config.load(None, ["net.precision=fp8"])
