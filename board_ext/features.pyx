@@ -3,7 +3,10 @@
 
 Planes (from the view of the side to move, each size x size). Version 1
 (the first round's nets) is planes 0-14; version 2 adds 15-28 (what Clark &
-Storkey and AlphaGo found worth most beyond them):
+Storkey and AlphaGo found worth most beyond them); version 3 adds 29, the
+colour to move (AlphaGo's "player colour"): the planes are otherwise the
+same for Black and White to move, and a value head cannot tell who gets
+the komi without it:
 
 ====  ==========================================
 0-3   own stones whose chain has 1, 2, 3, >=4 liberties
@@ -20,6 +23,7 @@ Storkey and AlphaGo found worth most beyond them):
       then takes
 28    ladder escape: the move saves an own chain in atari (>= 3 liberties
       after it, or 2 that the ladder reader cannot take)
+29    Black to move: all ones on the board (zero when White is to move)
 ====  ==========================================
 
 Planes 19-28 are set only at legal points (simple ko) and read the board
@@ -32,16 +36,17 @@ Cells are ``(plane, y, x)`` with ``y`` the row from the bottom, matching the
 flat index ``p = y*size + x``.  A net stores how many planes it reads
 (``in_planes``); the writers take that count and write the first planes.
 """
-from board_ext.board cimport (Board, board_t, geom_t, board_libs, board_legal, EMPTY, NHIST)
+from board_ext.board cimport (Board, board_t, geom_t, board_libs, board_legal, EMPTY, BLACK, NHIST)
 from board_ext.tactics cimport chain_libs_after, ladder_captures, ladder_works
 cimport numpy as cnp
 import numpy as np
 
 cnp.import_array()
 
-NUM_PLANES = 29          # the current version's planes (what new nets read)
+NUM_PLANES = 30          # the current version's planes (what new nets read)
 NUM_PLANES_V1 = 15       # the first round's nets
-PLANE_COUNTS = (NUM_PLANES_V1, NUM_PLANES)
+NUM_PLANES_V2 = 29       # version 2: no colour plane
+PLANE_COUNTS = (NUM_PLANES_V1, NUM_PLANES_V2, NUM_PLANES)
 N_HISTORY_PLANES = 8
 
 cdef void _move_planes(const board_t* b, float* out) noexcept nogil:
@@ -115,6 +120,9 @@ cdef void write_planes(const board_t* b, float* out, int n_planes) noexcept nogi
             out[(11 + k) * nn + m] = 1.0
     if n_planes > 19:
         _move_planes(b, out)
+    if n_planes > 29 and c == BLACK:
+        for p in range(nn):
+            out[29 * nn + p] = 1.0
 
 
 cdef int _check_count(int n_planes) except -1:

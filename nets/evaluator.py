@@ -20,7 +20,8 @@ Weights are fp16 state_dicts (``nets.train`` writes them); the architecture
 consistency and against the metadata file next to the weights, so a file
 for another board size or another net raises :class:`WeightsError` naming
 the file and what differs.  First-round nets read 15 input planes, second
-round ones 29 (``board_ext/features.pyx``).
+round ones 29 (version 2) or 30 (version 3, with the colour to move;
+``board_ext/features.pyx``).
 
 The cache (LRU, ``cache_size`` entries, 0 disables it) is keyed by
 ``board.hash`` (stones + side to move) and stores the net's raw output; the

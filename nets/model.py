@@ -23,8 +23,9 @@ one (index n*n, ``Board.pass_move``) because the GNU Go teacher passes at the
 end of its games and those passes are training labels.
 
 Input: ``in_planes`` planes from the view of the side to move (see
-``board_ext/features.pyx``): 15 for the first round's nets, 29
-(``NUM_PLANES``) for new ones.
+``board_ext/features.pyx``): 15 for the first round's nets, 29 for the
+second round's first candidates, 30 (``NUM_PLANES``, with the colour to
+move) for new ones.
 
 Value head (``value_head = True``; second round): a 1x1 convolution of
 Conv7 to 2 planes, a fully connected layer of 64 ReLU units and one output,

@@ -127,7 +127,7 @@ def test_augmenter_keeps_label_and_planes_consistent(positions):
 
 def test_model_shapes_and_names():
     m = PolicyNet(ModelConfig(board_size=N))
-    assert m.config.name == "cs7-9x9-p29" and not m.config.value_head
+    assert m.config.name == "cs7-9x9-p30" and not m.config.value_head
     names = [k for k in m.state_dict() if k.endswith(".weight")]
     assert names == [f"conv{i}.weight" for i in range(1, 8)] + ["fc.weight"]
     assert [c.weight.shape[0] for c in m.convs] == [64, 64, 64, 48, 48, 32, 32]
@@ -382,6 +382,19 @@ def test_move_planes_ladders_captures_self_atari():
     assert np.array_equal(planes(mouth, n_planes=NUM_PLANES_V1), x[:NUM_PLANES_V1])
     with pytest.raises(ValueError, match="input planes"):
         planes(mouth, n_planes=20)
+
+
+def test_colour_plane_says_black_to_move():
+    """Plane 29 (version 3): all ones when Black is to move, zeros when
+    White is; the first 29 planes are version 2's."""
+    b = Board(N)
+    assert planes(b)[29].all()
+    b.play(40)
+    x = planes(b)
+    assert not x[29].any()
+    assert np.array_equal(planes(b, n_planes=29), x[:29])
+    b.play(b.pass_move)
+    assert planes(b)[29].all()
 
 
 def test_history_planes_reach_eight_moves():
