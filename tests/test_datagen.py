@@ -30,3 +30,35 @@ def test_a_shard_holds_moves_and_scores(tmp_path):
         want = int(np.sign(score))
         assert np.all(z == np.where(mv % 2 == 0, want, -want))
     assert path.endswith("L01_00000.npz")
+
+
+@pytest.mark.gnugo
+@pytest.mark.slow
+def test_ctrl_c_ends_datagen_with_one_line(tmp_path):
+    """Ctrl-C keeps the finished shards and says so in one line; the same
+    command then resumes from them."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "d"
+    args = [sys.executable, "-m", "tools.datagen", "--size", "7", "--level", "1", "--games", "400",
+            "--shard-games", "1", "--out", str(out)]
+    p = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        end = time.time() + 60
+        while not list(out.glob("L01_*.npz")) and time.time() < end:
+            time.sleep(0.1)
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130 and "Traceback" not in err, err
+    lines = [ln for ln in err.splitlines() if ln.startswith("datagen: interrupted")]
+    have = len(list(out.glob("L01_*.npz")))
+    assert have >= 1 and lines == [f"datagen: interrupted; {have} of 400 shards are in {out} "
+                                   f"(the same command resumes)"], err
+    assert not list(out.glob("*.tmp*"))

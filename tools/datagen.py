@@ -181,6 +181,12 @@ def main(argv=None):
         bar.close()
         print(f"datagen: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        bar.close()
+        have = sum(os.path.exists(shard_path(args.out, args.level, i)) for i in shards)
+        print(f"datagen: interrupted; {have} of {n_shards} shards are in {args.out} "
+              f"(the same command resumes)", file=sys.stderr)
+        return 130
     bar.close()
     if ray:
         print(fan.summary("shards"), file=sys.stderr)
