@@ -8,6 +8,7 @@ import os
 import signal
 import stat
 import subprocess
+import sys
 import time
 
 import pytest
@@ -148,3 +149,12 @@ def test_ctrl_c_ends_a_match_with_one_line(tmp_path, workers):
     assert [ln for ln in err.splitlines() if ln.startswith("match: interrupted")] == \
         [f"match: interrupted; 0 of 4 games are in {out} (the same command resumes)"], err
     assert not (out / "game-0001.sgf").exists()
+
+
+def test_a_bare_python_is_the_matchs_interpreter():
+    """"python gtp_main.py" in an engine command runs under the interpreter
+    of the match (with torch), not whatever "python" the PATH finds first."""
+    assert match.resolve_command("python gtp_main.py --set a=1") == [sys.executable, "gtp_main.py",
+                                                                     "--set", "a=1"]
+    assert match.resolve_command(["python3", "x.py"])[0] == sys.executable
+    assert match.resolve_command("/usr/bin/python3 x.py")[0] == "/usr/bin/python3"

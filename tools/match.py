@@ -63,8 +63,14 @@ CNAME = {BLACK: "b", WHITE: "w"}
 
 
 def resolve_command(cmd):
-    """argv list of a command line; a bare 'gnugo' finds /usr/games/gnugo."""
+    """argv list of a command line; a bare 'gnugo' finds /usr/games/gnugo,
+    and a bare 'python' or 'python3' is the interpreter running the match
+    (the one with this project's dependencies: "python gtp_main.py" from
+    outside the virtual environment would start a Python without torch,
+    and so an engine without its net)."""
     argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    if argv and argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
     if argv and os.path.sep not in argv[0] and shutil.which(argv[0]) is None:
         for d in ("/usr/games", "/usr/local/games"):
             if os.access(os.path.join(d, argv[0]), os.X_OK):
