@@ -89,6 +89,8 @@ class TreeConfig:
     value_lambda: float = _f(0.0, 0.0, 1.0, doc="weight of the net's value head in each simulation's result, "
                              "(1 - lambda) rollout + lambda value at the deepest node the net evaluated "
                              "(AlphaGo: 0.5); > 0 needs weights with a value head")
+    value_prior: float = _f(0.0, 0.0, 1e4, doc="virtual visits at the value head's value added to a node's "
+                            "prior statistics when the net evaluates it (0 = off); > 0 needs a value head")
     choose: str = _f("visits", choices=("visits", "lcb"),
                      doc="final move: most real visits, or the highest lower confidence bound among "
                          "children with at least a tenth of the best's visits")

@@ -45,10 +45,11 @@ def load_evaluator(cfg, size):
         raise NoNet(str(e)) from None
     if ev.board_size != size:
         raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
-    if cfg.tree.value_lambda > 0 and cfg.search.tree == "rave" and not ev.has_value:
-        from engine.config import ConfigError
-        raise ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
-                          f"and tree.value_lambda = {cfg.tree.value_lambda} mixes its value in")
+    for key in ("value_lambda", "value_prior"):
+        if getattr(cfg.tree, key) > 0 and cfg.search.tree == "rave" and not ev.has_value:
+            from engine.config import ConfigError
+            raise ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
+                              f"and tree.{key} = {getattr(cfg.tree, key)} uses its value")
     return ev
 
 

@@ -26,6 +26,7 @@ cdef class Tree:
     cdef double prior_scale       # TREE_RAVE: multiplies the prior knowledge's counts
     cdef double net_equiv         # TREE_RAVE: net prior visits at value 1 per sqrt(p)
     cdef double value_lambda      # TREE_RAVE: weight of the value head in a simulation's result
+    cdef double value_prior       # TREE_RAVE: virtual visits at the value head's value on an evaluated node
     cdef double fpu               # TREE_RAVE: value of a child with no statistics at all
     cdef double net_visits        # TREE_RAVE: real visits before a node asks the net
     cdef int net_budget           # net requests left in this search

@@ -133,6 +133,7 @@ cdef class Tree:
         self.prior_scale = 1.0
         self.net_equiv = 30.0
         self.value_lambda = 0.0
+        self.value_prior = 0.0
         self.fpu = 1.0
         self.net_visits = 16
         self.net_budget = 0
@@ -209,7 +210,7 @@ cdef class Tree:
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
                   gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
                   tree=None, expand_visits=None, prior_scale=None, net_equiv=None, fpu=None,
-                  net_visits=None, value_lambda=None):
+                  net_visits=None, value_lambda=None, value_prior=None):
         """Set search constants (names as in the papers)."""
         if tree is not None:
             if tree not in TREES:
@@ -225,6 +226,10 @@ cdef class Tree:
             if not 0.0 <= value_lambda <= 1.0:
                 raise ValueError("tree.value_lambda must be in [0, 1]")
             self.value_lambda = value_lambda
+        if value_prior is not None:
+            if value_prior < 0:
+                raise ValueError("tree.value_prior must not be negative")
+            self.value_prior = value_prior
         if fpu is not None: self.fpu = fpu
         if net_visits is not None: self.net_visits = net_visits
         if K is not None: self.K = K
@@ -1135,10 +1140,12 @@ cdef class Tree:
         move/parent (from take_net_requests) check that the node was not
         recycled meanwhile.  ``black_value`` (the value head's probability
         that black wins at the node, when >= 0) is kept for the value mixing
-        of tree.value_lambda.  Returns False when the node is gone, has no
+        of tree.value_lambda, and with tree.value_prior the node itself gets
+        value_prior visits at that value (for the player who moved to it) in
+        its prior statistics.  Returns False when the node is gone, has no
         children or had the net's priors already."""
         cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
-        cdef int c
+        cdef int c, x, depth
         cdef double add
         if pr.shape[0] != self.nn + 1:
             raise ValueError(f"priors must have {self.nn + 1} entries")
@@ -1151,6 +1158,17 @@ cdef class Tree:
             return False
         if black_value >= 0:
             self.VB[node] = <float>black_value
+            if self.value_prior > 0 and node != self.root:
+                depth = 0
+                x = node
+                while x != self.root and x >= 0:
+                    x = self.parent[x]
+                    depth += 1
+                if x == self.root:      # the mover: the root's side at odd depths
+                    self.N0[node] += self.value_prior
+                    self.W0[node] += self.value_prior * reward_for(
+                        self.root_board.to_move if depth % 2 == 1 else 3 - self.root_board.to_move,
+                        black_value)
         c = self.first_child[node]
         while c >= 0:
             self.P[c] = p_code(pr[self.move[c]])

@@ -87,6 +87,7 @@ class Search:
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=c.tree.net_equiv, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     value_lambda=c.tree.value_lambda if getattr(self.evaluator, "has_value", False) else 0.0,
+                    value_prior=c.tree.value_prior if getattr(self.evaluator, "has_value", False) else 0.0,
                     cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
@@ -239,7 +240,7 @@ class Search:
         want = self._want_memory()
         boards = [r[3] for r in reqs]
         values = None
-        if self.cfg.tree.value_lambda > 0 and getattr(self._net, "has_value", False):
+        if (self.cfg.tree.value_lambda > 0 or self.cfg.tree.value_prior > 0) and getattr(self._net, "has_value", False):
             priors, feats, values = self._net.evaluate_all(boards, want_features=want)
         else:
             priors, feats = self._net.evaluate(boards, want_features=want)

@@ -306,3 +306,31 @@ def test_value_head_mixes_into_the_results():
     assert w0 / n0 < 0.8
     with pytest.raises(config.ConfigError, match="value_lambda"):
         cfg("tree.value_lambda=1.5")
+
+
+def test_value_prior_adds_visits_at_the_nets_value():
+    """tree.value_prior = 50: when the net evaluates E5 (white to move,
+    sure to lose) the E5 child gets 50 more prior visits, all won for
+    black, its mover; no other child gains from the value."""
+    e5 = pt("E5")
+
+    def run(*sets):
+        s = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
+                       "prior.dcnn_nodes=500", *sets), evaluator=_ValueNet(e5))
+        s.set_position(Board(9), 7.0)
+        s.run()
+        return s.tree, s.tree.child_priors()
+
+    t, pri = run("tree.value_prior=50")
+    t0, pri0 = run()
+    kid = [c[6] for c in t.children() if c[0] == e5][0]
+    assert t.net_value(kid) == 1.0
+    n0, w0 = pri[e5][0] - pri0[e5][0], pri[e5][1] - pri0[e5][1]
+    assert n0 == pytest.approx(50) and w0 == pytest.approx(50)
+    # another evaluated child (value 0.5 for every position without black on E5): half won
+    other = [c for c in t.children() if c[0] != e5 and t.net_value(c[6]) is not None]
+    assert other
+    for c in other:
+        assert pri[c[0]][1] - pri0[c[0]][1] == pytest.approx(25, abs=1e-3)
+    with pytest.raises(config.ConfigError, match="value_prior"):
+        cfg("tree.value_prior=-1")
