@@ -13,7 +13,7 @@
 Positions come from random legal games (fixed seed), the same for both.
 Weights: nets/weights/<n>x<n>.pt when shipped, else a random init (printed).
 ``--second-round [WEIGHTS]`` instead times the Evaluator of the second
-round's net (29 input planes and a value head: the given weights, or a
+round's net (30 input planes and a value head: the given weights, or a
 random init of that architecture) against today's shipped net, in the same
 run, at batch ``--batch`` (8), priors, values and features as the search
 asks them; the last line is ``second-round evaluator at batch 8: T ms a
@@ -93,7 +93,7 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=3.0, help="timing per line")
     ap.add_argument("--batches", default="1,16,64")
     ap.add_argument("--second-round", nargs="?", const="", default=None, metavar="WEIGHTS",
-                    help="time the second round's net (29 planes, value head) against the shipped one")
+                    help="time a second-round net (30 planes, value head) against the shipped one")
     ap.add_argument("--batch", type=int, default=8, help="batch of --second-round")
     args = ap.parse_args(argv)
     if args.second_round is not None:
