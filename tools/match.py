@@ -47,7 +47,8 @@ import shutil
 import sys
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 
 from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import coords
@@ -403,9 +404,14 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
         else:
             ex = ThreadPoolExecutor(max_workers=workers)
             try:
-                futs = [ex.submit(one, i) for i in todo]
-                for f in as_completed(futs):
-                    record(f.result())
+                pending = {ex.submit(one, i) for i in todo}
+                while pending:
+                    # a timeout, so the main thread runs Python again every half
+                    # second: a Ctrl-C that the kernel handed to a game thread is
+                    # only raised here when it does (a wait without one never woke)
+                    finished, pending = futures_wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        record(f.result())
             finally:
                 stop.set()              # games still running end at their next move
                 ex.shutdown(wait=False, cancel_futures=True)
