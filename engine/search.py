@@ -77,6 +77,7 @@ class Search:
 
     def _new_tree(self, size):
         c = self.cfg
+        has_value = getattr(self.evaluator, "has_value", False)
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
         rave_tree = c.search.tree == "rave"
@@ -86,8 +87,8 @@ class Search:
                     rave_equiv=c.tree.rave_equiv if rave_tree else c.search.rave_equiv,
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=c.tree.net_equiv, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
-                    value_lambda=c.tree.value_lambda if getattr(self.evaluator, "has_value", False) else 0.0,
-                    value_prior=c.tree.value_prior if getattr(self.evaluator, "has_value", False) else 0.0,
+                    value_lambda=c.tree.value_lambda if has_value else 0.0,
+                    value_prior=c.tree.value_prior if has_value else 0.0,
                     cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
