@@ -1,0 +1,66 @@
+"""Fingerprints of whole search trees for fixed seeds: every node's move and
+statistics, walked from the root in child order.  ``tests/data/
+tree_fingerprints.json`` holds the ones the engine made before the tree was
+split into its files; ``python -m tests.tree_fingerprint --write`` renews it
+(only for a deliberate change of the trees)."""
+import hashlib
+import json
+import os
+import sys
+
+from board_ext.board import Board
+from engine import config
+from engine.factory import load_evaluator, make_search
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PATH = os.path.join(HERE, "data", "tree_fingerprints.json")
+ROOT = os.path.dirname(HERE)
+
+# (name, config file or None, settings, board size, opening moves, simulations)
+CASES = [
+    ("rave-expert-9", "configs/9x9.toml", ["prior.evaluator=expert"], 9, [40], 1500),
+    ("rave-recycle-9", "configs/9x9.toml", ["prior.evaluator=expert", "pool.pool_size=300"], 9, [], 1500),
+    ("rave-moggy-19", "configs/19x19.toml", ["prior.evaluator=expert", "search.rollout=moggy"], 19, [72], 400),
+    ("uct-expert-9", None, ["search.tree=uct", "prior.evaluator=expert", "search.rave=true"], 9, [40], 1500),
+    ("uct-bhrf-9", None, ["search.tree=uct", "prior.evaluator=none", "search.rollout=bhrf"], 9, [], 1500),
+    ("uct-stunt-9", None, ["search.tree=uct", "prior.evaluator=uniform", "pool.pool_size=200",
+                           "pool.full_policy=stunt"], 9, [], 1500),
+]
+
+
+def fingerprint(case):
+    name, path, sets, size, opening, sims = case
+    cfg = config.load(os.path.join(ROOT, path) if path else None,
+                      sets + ["search.seed=11", "search.seconds=0", "search.early_stop=false",
+                              "search.threads=1"])
+    s = make_search(cfg, load_evaluator(cfg, size))
+    b = Board(size)
+    for m in opening:
+        b.play(m)
+    s.set_position(b, 7.5)
+    s.run(playouts=sims)
+    t = s.tree
+    h = hashlib.sha256()
+    stack = [t.root_id]
+    nodes = 0
+    while stack:
+        x = stack.pop()
+        nodes += 1
+        for ch in t.children(x):
+            pri = t.child_priors(x)[ch[0]]
+            h.update(repr((ch[0], ch[1], ch[2], round(ch[3], 6), ch[4], ch[5], pri)).encode())
+            stack.append(ch[6])
+    root = sorted(((int(c[0]), float(c[1])) for c in t.children()), key=lambda r: -r[1])[:5]
+    return {"nodes": nodes, "sha": h.hexdigest(), "top": root}
+
+
+def main(argv):
+    out = {c[0]: fingerprint(c) for c in CASES}
+    if "--write" in argv:
+        with open(PATH, "w") as f:
+            json.dump(out, f, indent=1, sort_keys=True)
+    print(json.dumps(out, indent=1, sort_keys=True))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
