@@ -19,7 +19,8 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from board_ext import playout  # noqa: E402
 from board_ext.board import Board  # noqa: E402
-from engine.pool import BYTES_PER_NODE, Tree  # noqa: E402
+from engine.pool import BYTES_PER_NODE  # noqa: E402
+from engine.walk import Tree  # noqa: E402
 
 
 def timed_search(size, n, policy, pool_size, full_policy, seed=1, tree="uct"):

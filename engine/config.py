@@ -432,8 +432,8 @@ def replace(cfg, **changes):
 
 # the banner over each table of configs/default.toml
 TABLE_NOTES = {
-    "search": "the MCTS driver (engine/search.py, engine/pool.pyx)",
-    "tree": 'the rave tree (search.tree = "rave"; engine/pool.pyx, board_ext/priors.pyx)',
+    "search": "the MCTS driver (engine/search.py, engine/walk.pyx, engine/tree_uct.pyx)",
+    "tree": 'the rave tree (search.tree = "rave"; engine/tree_rave.pyx, board_ext/priors.pyx)',
     "prior": "move priors (the net; Gelly & Silver for search.tree = uct, the M-MCTS baseline)",
     "pool": "the fixed node pool and what happens when it is full (Powley et al.)",
     "time": "thinking time under a clock (engine/timecontrol.py)",

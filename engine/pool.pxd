@@ -1,7 +1,24 @@
-# See pool.pyx for details.
+# The node store of the search tree: see pool.pyx.  The tree policies
+# (tree_uct.pyx, tree_rave.pyx, behind tree_policy.pxd) and the walk
+# (walk.pyx) work on a NodePool through the fields and helpers declared here.
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint64_t
-from board_ext.board cimport board_t, rng_t
+from board_ext.board cimport board_t, rng_t, rng_int, MAXNN, BLACK
 from board_ext.playout cimport policy_fn
+
+cdef enum:
+    FULL_STOP = 0
+    FULL_STUNT = 1
+    FULL_ENSEMBLE = 2
+    FULL_FLATTEN = 3
+    FULL_RECYCLE = 4
+    FULL_FUEGO_GC = 5
+    IN_LRU = 1
+    EXPANDED = 2          # rave: the node has (had) all its children
+    NET_DONE = 4          # rave: the net's priors were added to the children
+    NET_PEND = 8          # rave: a net request for the node is out
+    NOT_PLAYED = 0x7FFF
+    MAXSEQ = 3 * MAXNN + 600
+    MAXDEPTH = 600
 
 # Called after every simulation with the whole descent + rollout sequence:
 # moves[0..n) alternate colours starting with first_color; n_tree of them
@@ -9,26 +26,26 @@ from board_ext.playout cimport policy_fn
 ctypedef void (*descent_fn)(void* ctx, const int16_t* moves, int n, int n_tree,
                             int first_color, double black_reward) noexcept nogil
 
-cdef class Tree:
-    # -- constant during a search (set from config)
+cdef class NodePool:
+    # -- constant during a search (set from config; each read by the policy named)
     cdef int capacity             # nodes in the pool (Phi)
-    cdef int full_policy          # FULL_* below
+    cdef int full_policy          # FULL_* above
     cdef int gc_threshold
-    cdef int tree_policy          # 0 UCB1, 1 PUCT
+    cdef bint whole_child_sets    # recycling frees all children of a node (rave) or one leaf (uct)
+    cdef int tree_policy          # uct: 0 UCB1, 1 PUCT
     cdef bint rave
     cdef double K, K_prior, c_puct, rave_equiv, cnn_strength, vloss, komi
     cdef int max_rollout_moves
     cdef bint use_memory
     cdef double lambda_c
     cdef bint lambda_capped
-    cdef int tree_mode            # TREE_UCT (one node a simulation) or TREE_RAVE (all children)
-    cdef int expand_visits        # TREE_RAVE: real visits before a leaf gets its children
-    cdef double prior_scale       # TREE_RAVE: multiplies the prior knowledge's counts
-    cdef double net_equiv         # TREE_RAVE: net prior visits at value 1 per sqrt(p)
-    cdef double value_lambda      # TREE_RAVE: weight of the value head in a simulation's result
-    cdef double value_prior       # TREE_RAVE: virtual visits at the value head's value on an evaluated node
-    cdef double fpu               # TREE_RAVE: value of a child with no statistics at all
-    cdef double net_visits        # TREE_RAVE: real visits before a node asks the net
+    cdef int expand_visits        # rave: real visits before a leaf gets its children
+    cdef double prior_scale       # rave: multiplies the prior knowledge's counts
+    cdef double net_equiv         # rave: net prior visits at value 1 per sqrt(p)
+    cdef double value_lambda      # rave: weight of the value head in a simulation's result
+    cdef double value_prior       # rave: virtual visits at the value head's value on an evaluated node
+    cdef double fpu               # rave: value of a child with no statistics at all
+    cdef double net_visits        # rave: real visits before a node asks the net
     cdef int net_budget           # net requests left in this search
     # -- external hooks (rollout policy, descent callback)
     cdef policy_fn rollout_fn
@@ -81,16 +98,17 @@ cdef class Tree:
     cdef double* ens_visits       # ensemble: accumulated root visits per move
     cdef double* ens_wins         # ensemble: accumulated root rewards per move
     cdef uint8_t* root_forbid     # [nn+1] moves positional superko forbids at the root
-    # net requests of TREE_RAVE: nodes that reached net_visits, their positions
+    # net requests of the rave tree: nodes that reached net_visits, their positions
     cdef int32_t* req_node
     cdef int16_t* req_move
     cdef int32_t* req_parent
     cdef board_t* req_boards
     cdef int req_cap, n_req
-    # -- methods (see pool.pyx)
+    # -- node store (see pool.pyx)
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
     cdef void _init_node(self, int n, int par, int m) noexcept nogil
+    cdef void _link_child(self, int node, int n) noexcept nogil
     cdef void _lru_remove(self, int n) noexcept nogil
     cdef void _lru_push_back(self, int n) noexcept nogil
     cdef void _release(self, int n) noexcept nogil
@@ -98,20 +116,54 @@ cdef class Tree:
     cdef int _recycle(self) noexcept nogil
     cdef int _recycle_children(self) noexcept nogil
     cdef int _new_node(self) noexcept nogil
-    cdef int _legal_count(self, int node, const board_t* b) noexcept nogil
     cdef int _n_children(self, int node) noexcept nogil
-    cdef int _random_untried(self, int node, const board_t* b) noexcept nogil
-    cdef bint _better(self, double score, double* bestscore, int* ties) noexcept nogil
-    cdef double _child_value(self, int c) noexcept nogil
-    cdef int _select(self, int node, const board_t* b, int* untried_move) noexcept nogil
-    cdef int _expand(self, int node, int m, const board_t* b) noexcept nogil
-    cdef int _expand_all(self, int node, const board_t* b) noexcept nogil
-    cdef int _select_rave(self, int node) noexcept nogil
-    cdef int _descend_rave(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil
-    cdef void _amaf_first(self, int32_t* path, int depth, const int16_t* moves, int nmoves, double black_reward, int root_color) noexcept nogil
-    cdef int _descend(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil
     cdef void _after_full(self) noexcept nogil
     cdef int _gc(self, double threshold) noexcept nogil
-    cdef void _backup(self, int32_t* path, int depth, double black_reward, double vloss, int root_color) noexcept nogil
-    cdef void _amaf(self, int32_t* path, int depth, const int16_t* moves, int nmoves, double black_reward, int root_color) noexcept nogil
-    cdef double _finish(self, board_t* bd, int32_t* path, int depth, int16_t* moves, int ntree, double vloss) noexcept nogil
+
+
+
+cdef inline uint16_t p_code(double p) noexcept nogil:
+    """A probability in [0, 1] as 16 bits (the node keeps P in 2 bytes)."""
+    if p <= 0:
+        return 0
+    if p >= 1:
+        return 65535
+    return <uint16_t>(p * 65535.0 + 0.5)
+
+
+cdef inline double reward_for(int color, double black_reward) noexcept nogil:
+    return black_reward if color == BLACK else 1.0 - black_reward
+
+
+cdef inline bint pick_better(rng_t* rng, double score, double* bestscore, int* ties) noexcept nogil:
+    """A candidate of this score takes the lead: above the best so far,
+    or level with it and drawn among the ties at random (reservoir)."""
+    if score > bestscore[0]:
+        bestscore[0] = score
+        ties[0] = 1
+        return True
+    if score == bestscore[0]:
+        ties[0] += 1
+        return rng_int(rng, ties[0]) == 0
+    return False
+
+
+cdef inline double memory_blend(NodePool t, int c, double q, double n) noexcept nogil:
+    """M-MCTS: (1 - lambda_s) V + lambda_s V_M when the memory is on.  The
+    paper leaves the schedule open.  "nm": lambda_s = N_M / (N_M + N + c).
+    N_M of an inner node sums the decayed N_M of every node added below it
+    (equation 9), so it grows with the subtree and lambda_s does not go to
+    0.  "capped": N_M counts for at most c visits, lambda_s = min(N_M, c) /
+    (min(N_M, c) + N), which goes to 0 as the node's own visits grow
+    (unbiased asymptotically)."""
+    cdef double nm, lam
+    if not (t.use_memory and t.NM[c] > 0):
+        return q
+    nm = t.NM[c]
+    if t.lambda_capped:
+        if nm > t.lambda_c:
+            nm = t.lambda_c
+        lam = nm / (nm + n)
+    else:
+        lam = nm / (nm + n + t.lambda_c)
+    return (1.0 - lam) * q + lam * t.VM[c]

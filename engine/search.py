@@ -1,7 +1,7 @@
 """The MCTS driver.  Start here.
 
 One simulation is ``select -> expand -> rollout -> backup`` (the loop lives
-in ``engine/pool.pyx``, in nogil Cython):
+in ``engine/walk.pyx`` over ``engine/pool.pyx``, in nogil Cython):
 
 * select: UCB1 with ``K = 0.7`` on rewards in [0, 1], ties at random
   (Powley et al., section 2), or PUCT ``Q + c_puct P sqrt(N_parent)/(1+N)``
@@ -29,7 +29,7 @@ import time
 from dataclasses import dataclass, field
 
 from board_ext.board import BLACK
-from engine.pool import Tree
+from engine.walk import Tree
 
 RESIGN = -1
 
@@ -349,31 +349,14 @@ class Search:
         start_visits = {ch[0]: ch[1] for ch in tree.children()}
         t_loop = time.perf_counter()
         chunk = 16
+        step = self._stepper()
         while True:
             left = (playouts - done) if playouts is not None else 1 << 30
             if left <= 0:
                 break
-            if self._rave_tree:
-                n_done = tree.simulate(min(chunk, left))
-                if net is not None:
-                    reqs = tree.take_net_requests()
-                    if reqs:
-                        self._answer_net(reqs)
-                        if n_done == 0:
-                            continue
-            elif self._want_net():
-                leaves = tree.begin_batch(min(c.batch_size, left))
-                nodes = [n for n in leaves if n >= 0]
-                if nodes:
-                    boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
-                    self._evaluate(nodes, boards)
-                paths = [tree.pending_path(i) for i in range(len(leaves))] if self.memory else None
-                tree.finish_batch()
-                if paths:
-                    self._memory_update(paths)
-                n_done = len(leaves)
-            else:
-                n_done = tree.simulate(min(chunk, left))
+            n_done = step(min(chunk, left))
+            if n_done < 0:          # net work answered, no simulation ran
+                continue
             done += n_done
             if tree.stopped or n_done == 0:
                 stopped_by = "pool"
@@ -405,6 +388,43 @@ class Search:
         res = self._result(done, time.perf_counter() - t0, stopped_by)
         self.last_result = res
         return res
+
+    def _stepper(self):
+        """The one step of the search loop for this tree: run up to k
+        simulations and answer what they ask of the net; returns the
+        simulations run (-1: only net requests were answered)."""
+        tree = self.tree
+        c = self.cfg.search
+        if self._rave_tree:
+            net = self._net
+
+            def step(k):
+                n = tree.simulate(k)
+                if net is not None:
+                    reqs = tree.take_net_requests()
+                    if reqs:
+                        self._answer_net(reqs)
+                        if n == 0:
+                            return -1
+                return n
+            return step
+        def batch(k):
+            # the uct tree, while it wants priors or memory: descend under
+            # virtual loss, evaluate the new leaves in one batch, then roll
+            # out and back up
+            if not self._want_net():
+                return tree.simulate(k)
+            leaves = tree.begin_batch(min(c.batch_size, k))
+            nodes = [n for n in leaves if n >= 0]
+            if nodes:
+                boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
+                self._evaluate(nodes, boards)
+            paths = [tree.pending_path(i) for i in range(len(leaves))] if self.memory else None
+            tree.finish_batch()
+            if paths:
+                self._memory_update(paths)
+            return len(leaves)
+        return batch
 
     def _top_two(self, start=None):
         """The two largest real visit counts at the root (gained since

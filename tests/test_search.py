@@ -4,7 +4,8 @@ import pytest
 from board_ext.board import BLACK, WHITE, Board
 from engine import config
 from engine.evaluator import ScriptedEvaluator
-from engine.pool import BYTES_PER_NODE, Tree
+from engine.pool import BYTES_PER_NODE
+from engine.walk import Tree
 from engine.search import RESIGN, Search
 
 

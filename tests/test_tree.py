@@ -7,7 +7,7 @@ from board_ext.board import BLACK, WHITE, Board
 from board_ext.priors import tree_priors
 from engine import config
 from engine.evaluator import ScriptedEvaluator
-from engine.pool import Tree
+from engine.walk import Tree
 from engine.search import RESIGN, Search
 
 

@@ -1,0 +1,181 @@
+# cython: language_level=3
+"""The default tree policy (``search.tree = "rave"``, Fuego/Pachi style).
+
+A leaf gets a child for every legal move at once after ``expand_visits``
+real visits; each child starts with a few visits of prior knowledge
+(``board_ext/priors.pyx``) kept apart from its real statistics (N0, W0) and
+as its first AMAF statistics; selection maximises the RAVE blend (no
+exploration term by default); the net, where it runs, adds its priors to
+the children of the nodes that reach ``net_visits`` (queued here, answered
+between simulations by ``engine/walk.pyx``, so no descent waits for it).
+"""
+from libc.stdint cimport int16_t, int32_t
+from libc.math cimport log, sqrt, INFINITY
+from board_ext.board cimport (board_t, board_copy, board_play, board_legal, board_is_eye,
+                              MAXNN)
+from board_ext.priors cimport move_prior
+from engine.pool cimport (NodePool, MAXDEPTH, EXPANDED, NET_DONE, NET_PEND, NOT_PLAYED,
+                          pick_better, reward_for, memory_blend)
+from engine.tree_policy cimport tree_policy_t
+
+
+cdef double rave_value(NodePool t, int c) noexcept nogil:
+    """The mean and the AMAF mean by beta = aN / (aN + n + n aN / k)
+    (Silver), fpu with no statistics; then the M-MCTS memory blend when it
+    is on."""
+    cdef double n = t.N[c] + t.N0[c], q, beta, an = t.aN[c]
+    if t.rave and an > 0:
+        if n > 0:
+            beta = an / (an + n + n * an / t.rave_equiv)
+            q = (1.0 - beta) * (t.W[c] + t.W0[c]) / n + beta * t.aW[c] / an
+        else:
+            q = t.aW[c] / an
+    elif n > 0:
+        q = (t.W[c] + t.W0[c]) / n
+    else:
+        return t.fpu
+    return memory_blend(t, c, q, n)
+
+
+cdef int rave_expand_all(NodePool t, int node, const board_t* b) noexcept nogil:
+    """Give node a child for every legal move (own true eyes left out,
+    pass always in) with the prior knowledge's counts as N0/W0 and as
+    the first AMAF statistics.  Returns the children made (0: the pool
+    policy gave no node)."""
+    cdef int16_t cand[MAXNN + 1]
+    cdef int i, p, k = 0, n, col = b.to_move, made = 0
+    cdef bint at_root = node == t.root
+    cdef float n0, w0
+    for i in range(b.n_empty):
+        p = b.empty_list[i]
+        if at_root and t.root_forbid[p]:
+            continue
+        if board_legal(b, p, col) and not board_is_eye(b, p, col):
+            cand[k] = p
+            k += 1
+    if not (at_root and t.root_forbid[t.nn]):
+        cand[k] = t.nn
+        k += 1
+    t.flags[node] |= EXPANDED
+    for i in range(k):
+        n = t._new_node()
+        if n < 0:
+            break
+        t._init_node(n, node, cand[i])
+        t._link_child(node, n)
+        move_prior(b, cand[i], &n0, &w0, t.prior_scale)
+        t.N0[n] = n0
+        t.W0[n] = w0
+        t.aN[n] = n0
+        t.aW[n] = w0
+        made += 1
+    t.expansions += 1
+    if made == 0:
+        t.flags[node] &= ~EXPANDED
+    return made
+
+
+cdef int rave_select(NodePool t, int node) noexcept nogil:
+    """The child of highest value (RAVE-blended, with priors; K times the
+    UCB1 term on total counts when K > 0), ties at random; -1 if none."""
+    cdef int c = t.first_child[node], best = -1, ties = 0
+    cdef double score, bestscore = -INFINITY, logN = 0.0, n
+    if t.K > 0:
+        n = t.N[node] + t.N0[node]
+        logN = log(n if n > 1.0 else 1.0)
+    while c >= 0:
+        score = rave_value(t, c)
+        if t.K > 0:
+            n = t.N[c] + t.N0[c]
+            score += t.K * sqrt(logN / (n if n > 1.0 else 1.0))
+        if pick_better(&t.rng, score, &bestscore, &ties):
+            best = c
+        c = t.next_sibling[c]
+    return best
+
+
+cdef int rave_descend(NodePool t, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil:
+    """TREE_RAVE descent: a leaf with expand_visits real visits gets all
+    its children; a node that reached net_visits asks the net once
+    (queued, answered between simulations).  Returns the path length."""
+    cdef int node = t.root, depth = 1, child, k
+    path[0] = node
+    t._lru_remove(node)
+    t.N[node] += vloss
+    while depth < MAXDEPTH - 1:
+        if bd.passes >= 2 and node != t.root:
+            break
+        if not (t.flags[node] & EXPANDED):
+            if node != t.root and t.N[node] < t.expand_visits + vloss:
+                break
+            if rave_expand_all(t, node, bd) == 0:
+                break
+        if (t.net_budget > 0 and not (t.flags[node] & (NET_DONE | NET_PEND))
+                and t.N[node] >= t.net_visits + vloss and t.n_req < t.req_cap):
+            k = t.n_req
+            t.req_node[k] = node
+            t.req_move[k] = t.move[node]
+            t.req_parent[k] = t.parent[node]
+            board_copy(&t.req_boards[k], bd)
+            t.n_req += 1
+            t.net_budget -= 1
+            t.flags[node] |= NET_PEND
+        child = rave_select(t, node)
+        if child < 0:
+            break
+        moves[depth - 1] = t.move[child]
+        board_play(bd, t.move[child], bd.to_move)
+        node = child
+        path[depth] = node
+        depth += 1
+        t._lru_remove(node)
+        t.N[node] += vloss
+    return depth
+
+
+cdef void rave_amaf_first(NodePool t, int32_t* path, int depth, const int16_t* moves, int nmoves,
+                      double black_reward, int root_color) noexcept nogil:
+    """AMAF for TREE_RAVE: a child of path node i gets the outcome when
+    its point was first played, from move i on, by the player to move
+    at path node i (Gelly & Silver's first-play rule)."""
+    cdef int16_t first[MAXNN + 1]
+    cdef int i, j = nmoves - 1, m, node, c, col
+    cdef double r
+    for i in range(t.nn + 1):
+        first[i] = NOT_PLAYED
+    for i in range(depth - 1, -1, -1):
+        while j >= i:
+            m = moves[j]
+            if 0 <= m < t.nn:
+                first[m] = j
+            j -= 1
+        node = path[i]
+        c = t.first_child[node]
+        if c < 0:
+            continue
+        col = root_color if i % 2 == 0 else 3 - root_color
+        r = reward_for(col, black_reward)
+        while c >= 0:
+            m = t.move[c]
+            if m < t.nn and first[m] != NOT_PLAYED and ((first[m] - i) & 1) == 0:
+                t.aN[c] += 1
+                t.aW[c] += r
+            c = t.next_sibling[c]
+
+
+cdef void rave_prepare_root(NodePool t) noexcept nogil:
+    if not (t.flags[t.root] & EXPANDED):
+        rave_expand_all(t, t.root, t.root_board)
+
+
+cdef tree_policy_t RAVE
+RAVE.name = b"rave"
+RAVE.descend = rave_descend
+RAVE.value = rave_value
+RAVE.update = rave_amaf_first
+RAVE.prepare_root = rave_prepare_root
+RAVE.whole_child_sets = True
+
+
+cdef const tree_policy_t* rave_policy() noexcept nogil:
+    return &RAVE

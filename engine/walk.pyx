@@ -1,0 +1,335 @@
+# cython: language_level=3
+"""One simulation of the search tree (Pachi's ``uct/walk.c``): descend by
+the tree policy, roll out, back up, update; the virtual-loss batches of the
+uct tree, the net-request queue of the rave tree and the M-MCTS memory
+backup.  ``Tree`` is the class the search uses: the node store of
+``engine/pool.pyx`` with a tree policy (``TREES``, each a
+``tree_policy_t`` of ``engine/tree_policy.pxd``) and a rollout policy.
+"""
+from libc.stdint cimport int16_t, int32_t, uint64_t
+from libc.math cimport sqrt
+from board_ext.board cimport board_t, Board, board_copy, MAXNN
+from board_ext.playout cimport get_policy, run_playout
+from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
+from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, NET_DONE, NET_PEND,
+                          p_code, reward_for)
+from engine.tree_policy cimport tree_policy_t
+from engine.tree_uct cimport uct_policy
+from engine.tree_rave cimport rave_policy
+cimport numpy as cnp
+import numpy as np
+from board_ext.playout import POLICIES
+
+cnp.import_array()
+
+TREES = ("uct", "rave")
+
+
+cdef const tree_policy_t* tree_policy_named(str name):
+    """The registered tree policy called name (see TREES), or NULL."""
+    if name == "uct":
+        return uct_policy()
+    if name == "rave":
+        return rave_policy()
+    return NULL
+
+
+cdef class Tree(NodePool):
+    """A search tree: a NodePool searched by a tree policy
+    (``configure(tree=...)``, uct until set) with a rollout policy.
+    Same arguments as NodePool."""
+    cdef const tree_policy_t* pol
+
+    def __cinit__(self, *args, **kwargs):
+        self.pol = uct_policy()
+        self.whole_child_sets = self.pol.whole_child_sets
+        self.rollout_fn = get_policy(1)
+
+    @property
+    def tree_name(self):
+        return self.pol.name.decode()
+
+    def configure(self, *, K=None, K_prior=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
+                  cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
+                  gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
+                  tree=None, expand_visits=None, prior_scale=None, net_equiv=None, fpu=None,
+                  net_visits=None, value_lambda=None, value_prior=None):
+        """Set search constants (names as in the papers)."""
+        if tree is not None:
+            if tree_policy_named(tree) == NULL:
+                raise ValueError(f"search.tree: unknown tree '{tree}'")
+            self.pol = tree_policy_named(tree)
+            self.whole_child_sets = self.pol.whole_child_sets
+        if expand_visits is not None:
+            if expand_visits < 1:
+                raise ValueError("tree.expand_visits must be at least 1")
+            self.expand_visits = expand_visits
+        if prior_scale is not None: self.prior_scale = prior_scale
+        if net_equiv is not None: self.net_equiv = net_equiv
+        if value_lambda is not None:
+            if not 0.0 <= value_lambda <= 1.0:
+                raise ValueError("tree.value_lambda must be in [0, 1]")
+            self.value_lambda = value_lambda
+        if value_prior is not None:
+            if value_prior < 0:
+                raise ValueError("tree.value_prior must not be negative")
+            self.value_prior = value_prior
+        if fpu is not None: self.fpu = fpu
+        if net_visits is not None: self.net_visits = net_visits
+        if K is not None: self.K = K
+        if K_prior is not None: self.K_prior = K_prior
+        if c_puct is not None: self.c_puct = c_puct
+        if tree_policy is not None:
+            if tree_policy not in ("ucb1", "puct"):
+                raise ValueError(f"search.policy: unknown tree policy '{tree_policy}'")
+            self.tree_policy = 0 if tree_policy == "ucb1" else 1
+        if rave is not None: self.rave = rave
+        if rave_equiv is not None: self.rave_equiv = rave_equiv
+        if cnn_strength is not None: self.cnn_strength = cnn_strength
+        if vloss is not None: self.vloss = vloss
+        if komi is not None: self.komi = komi
+        if rollout is not None:
+            if rollout not in POLICIES:
+                raise ValueError(f"search.rollout: unknown rollout policy '{rollout}'")
+            self.rollout_fn = get_policy(POLICIES[rollout])
+            self.rollout_ctx = NULL
+        if max_rollout_moves is not None:
+            self.max_rollout_moves = max_rollout_moves if max_rollout_moves > 0 else 3 * self.nn
+        if gc_threshold is not None: self.gc_threshold = gc_threshold
+        if use_memory is not None: self.use_memory = use_memory
+        if lambda_c is not None: self.lambda_c = lambda_c
+        if lambda_schedule is not None:
+            if lambda_schedule not in ("nm", "capped"):
+                raise ValueError(f"unknown lambda schedule {lambda_schedule!r}")
+            self.lambda_capped = lambda_schedule == "capped"
+        if seed is not None:
+            self.rng.s = (<uint64_t>seed) * <uint64_t>0x9E3779B97F4A7C15 + 12345
+            if self.rng.s == 0:
+                self.rng.s = 1
+
+
+    def value(self, int n):
+        """The value in-tree selection uses for node n (N + N0 > 0): its
+        mean, blended with RAVE and the M-MCTS memory value as configured."""
+        if self.N[n] + self.N0[n] <= 0:
+            raise ValueError("node has no visits")
+        return self.pol.value(self, n)
+
+    # ------------------------------------------------------------ the walk
+    cdef int _descend(self, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil:
+        return self.pol.descend(self, bd, path, moves, vloss)
+
+    cdef void _backup(self, int32_t* path, int depth, double black_reward, double vloss,
+                      int root_color) noexcept nogil:
+        cdef int i, n, mover
+        for i in range(depth - 1, -1, -1):
+            n = path[i]
+            mover = root_color if (i % 2 == 1) else 3 - root_color
+            self.N[n] += 1.0 - vloss
+            self.W[n] += reward_for(mover, black_reward)
+            if self.first_child[n] >= 0:
+                self._lru_push_back(n)
+
+    cdef double _finish(self, board_t* bd, int32_t* path, int depth, int16_t* moves,
+                        int ntree, double vloss) noexcept nogil:
+        """Rollout from bd, backup along path; returns the black reward."""
+        cdef int nroll = 0, root_color = self.root_board.to_move
+        if bd.passes >= 2:
+            # a pass-pass in the tree: play on, so dead stones are taken off
+            # before the area count (the rollout ends with two passes of its own)
+            bd.passes = 0
+        cdef double score = run_playout(bd, &self.rng, self.rollout_fn, self.rollout_ctx, self.komi,
+                                        self.max_rollout_moves, moves + ntree, &nroll, NULL)
+        cdef double black_reward = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
+        cdef int i
+        if self.value_lambda > 0:
+            # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
+            # value head at the deepest node of the path that the net has
+            # evaluated (the net sees nodes that reached tree.net_visits, not
+            # every leaf; the root's value would shift every child alike)
+            for i in range(depth - 1, 0, -1):
+                if self.VB[path[i]] >= 0:
+                    black_reward = (1.0 - self.value_lambda) * black_reward \
+                        + self.value_lambda * self.VB[path[i]]
+                    break
+        self._backup(path, depth, black_reward, vloss, root_color)
+        if self.rave:
+            self.pol.update(self, path, depth, moves, ntree + nroll, black_reward, root_color)
+        if self.descent_cb != NULL:
+            self.descent_cb(self.descent_ctx, moves, ntree + nroll, ntree, root_color, black_reward)
+        self.sims += 1
+        self.rollout_moves += nroll
+        return black_reward
+
+    # ------------------------------------------------------------ Python API
+    def attach_bhrf(self, Forest forest):
+        """Put a BHRF forest in front of the rollout policy and feed it every
+        descent (the rollout-policy hook and the descent-sequence callback)."""
+        self.rollout_fn = bhrf_move
+        self.rollout_ctx = <void*>&forest.f
+        self.descent_cb = bhrf_update
+        self.descent_ctx = <void*>&forest.f
+        self.hook_owner = forest
+
+    def simulate(self, int n):
+        """Run n simulations with no evaluator; returns how many ran (fewer
+        if the pool policy 'stop' fired)."""
+        cdef board_t bd
+        cdef int32_t path[MAXDEPTH]
+        cdef int16_t moves[MAXSEQ]
+        cdef int i, depth, ntree, done = 0
+        with nogil:
+            for i in range(n):
+                if self.stopped_full and self.full_policy == FULL_STOP:
+                    break
+                if self.n_req >= self.req_cap:
+                    break           # net requests to answer first
+                board_copy(&bd, self.root_board)
+                depth = self._descend(&bd, path, moves, 0.0)
+                ntree = depth - 1
+                if depth < 0:
+                    depth = -depth
+                    ntree = depth
+                self._finish(&bd, path, depth, moves, ntree, 0.0)
+                self._after_full()
+                done += 1
+        return done
+
+    def begin_batch(self, int k):
+        """Descend k times under virtual loss; returns the new leaf nodes
+        (node ids, -1 where a descent created no node)."""
+        cdef int i, depth
+        if k > self.pend_cap:
+            k = self.pend_cap
+        leaves = []
+        for i in range(k):
+            if self.stopped_full and self.full_policy == FULL_STOP:
+                break
+            board_copy(&self.pend_boards[i], self.root_board)
+            depth = self._descend(&self.pend_boards[i], &self.pend_path[i * MAXDEPTH],
+                                  &self.pend_moves[i * MAXSEQ], self.vloss)
+            if depth < 0:
+                self.pend_len[i] = -depth
+                self.pend_nmoves[i] = -depth
+                leaves.append(-1)
+            else:
+                self.pend_len[i] = depth
+                self.pend_nmoves[i] = depth - 1
+                leaves.append(self.pend_path[i * MAXDEPTH + depth - 1] if depth > 1 else -1)
+            self.n_pend = i + 1
+        return leaves
+
+    def pending_board(self, int i):
+        """The leaf position of pending descent i, as a Board (no history)."""
+        cdef Board b = Board(int(round(sqrt(self.nn))))
+        board_copy(b.b, &self.pend_boards[i])
+        return b
+
+    def pending_path(self, int i):
+        return [self.pend_path[i * MAXDEPTH + j] for j in range(self.pend_len[i])]
+
+    def finish_batch(self):
+        """Roll out and back up every pending descent; clears the batch."""
+        cdef int i
+        for i in range(self.n_pend):
+            self._finish(&self.pend_boards[i], &self.pend_path[i * MAXDEPTH], self.pend_len[i],
+                         &self.pend_moves[i * MAXSEQ], self.pend_nmoves[i], self.vloss)
+            self._after_full()
+        self.n_pend = 0
+
+    def expand_root(self):
+        """The rave tree: give the root its children now (no-op when it has
+        them); returns the number of root children."""
+        with nogil:
+            self.pol.prepare_root(self)
+        return self._n_children(self.root)
+
+    def set_net_budget(self, int n):
+        """The rave tree: how many nodes may ask the net in this search."""
+        self.net_budget = max(n, 0)
+
+    def take_net_requests(self):
+        """The rave tree: the queued net requests as [(node, Board)]; clears
+        the queue (answer them with add_net_priors)."""
+        cdef int i
+        cdef Board b
+        out = []
+        for i in range(self.n_req):
+            b = Board(int(round(sqrt(self.nn))))
+            board_copy(b.b, &self.req_boards[i])
+            out.append((self.req_node[i], int(self.req_move[i]), int(self.req_parent[i]), b))
+        self.n_req = 0
+        return out
+
+    def add_net_priors(self, int node, priors, int move=-2, int parent=-2, double black_value=-1.0):
+        """The rave tree: add the net's move probabilities (length nn+1) to the
+        children of node as prior wins at value 1, net_equiv * sqrt(p)
+        visits each (Pachi's dcnn prior in spirit; not to pass), and keep p
+        as P.
+        move/parent (from take_net_requests) check that the node was not
+        recycled meanwhile.  ``black_value`` (the value head's probability
+        that black wins at the node, when >= 0) is kept for the value mixing
+        of tree.value_lambda, and with tree.value_prior the node itself gets
+        value_prior visits at that value (for the player who moved to it) in
+        its prior statistics.  Returns False when the node is gone, has no
+        children or had the net's priors already."""
+        cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
+        cdef int c, x, depth
+        cdef double add
+        if pr.shape[0] != self.nn + 1:
+            raise ValueError(f"priors must have {self.nn + 1} entries")
+        if node < 0 or node >= self.capacity:
+            raise ValueError("bad node")
+        self.flags[node] &= ~NET_PEND
+        if move != -2 and (self.move[node] != move or self.parent[node] != parent):
+            return False
+        if (self.flags[node] & NET_DONE) or not (self.flags[node] & EXPANDED) or self.first_child[node] < 0:
+            return False
+        if black_value >= 0:
+            self.VB[node] = <float>black_value
+            if self.value_prior > 0 and node != self.root:
+                depth = 0
+                x = node
+                while x != self.root and x >= 0:
+                    x = self.parent[x]
+                    depth += 1
+                if x == self.root:      # the mover: the root's side at odd depths
+                    self.N0[node] += self.value_prior
+                    self.W0[node] += self.value_prior * reward_for(
+                        self.root_board.to_move if depth % 2 == 1 else 3 - self.root_board.to_move,
+                        black_value)
+        c = self.first_child[node]
+        while c >= 0:
+            self.P[c] = p_code(pr[self.move[c]])
+            if self.move[c] == self.nn:
+                # pass keeps the prior knowledge's value (low unless the
+                # opponent just passed): the net likes passing in positions
+                # that only look finished
+                c = self.next_sibling[c]
+                continue
+            add = self.net_equiv * sqrt(pr[self.move[c]] if pr[self.move[c]] > 0 else 0.0)
+            self.N0[c] += add
+            self.W0[c] += add
+            c = self.next_sibling[c]
+        self.flags[node] |= NET_DONE
+        return True
+
+    def memory_backup(self, int leaf, double VM, double NM, double eta):
+        """M-MCTS equation (9): back V_M(s_h), N_M(s_h) of the new node up to
+        the root with decay eta. VM is for the player who made move[leaf].
+        Deviation: values flip between plies (the paper leaves perspective
+        implicit)."""
+        cdef int n = leaf, dist = 0
+        cdef double X, R, v
+        if NM <= 0:
+            return
+        while n >= 0:
+            X = NM / (eta ** dist) if eta > 0 else NM
+            if X < 1.0:
+                X = 1.0
+            v = VM if dist % 2 == 0 else 1.0 - VM
+            R = v * X           # R = V_M(s_h) * N_M(s_h) scaled to X (eq. 9 with weight X)
+            self.NM[n] += X
+            self.VM[n] += (R - self.VM[n] * X) / self.NM[n]
+            n = self.parent[n]
+            dist += 1
