@@ -43,7 +43,8 @@ ctypedef struct forest_t:
                             # trials, then the default policy plays (deviation); 0: the exact draw
     double epsilon          # probability of asking the forest in a rollout move
     float b                 # soft-UCT exploration constant (equation 1)
-    policy_fn fallback      # default policy (random or expert)
+    policy_fn fallback      # default policy (random, expert or moggy)
+    void* fallback_ctx      # its ctx (moggy: the tree's MoggyRates table; NULL: defaults)
     long asked, suggested, played   # counters for the rollout profile
     int root_context        # 1: the moves before the root are context (never replies)
     int skip_expansion      # 1: the move into the node a simulation added is no reply

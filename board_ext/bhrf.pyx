@@ -691,7 +691,7 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
     cdef int s, r
     cdef bint play = False
     if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
-        return f.fallback(b, rng, NULL)
+        return f.fallback(b, rng, f.fallback_ctx)
     f.asked += 1
     s = _longest(f, b)
     if s >= 0:
@@ -711,7 +711,7 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
                 if play:
                     f.played += 1
                     return r
-    return f.fallback(b, rng, NULL)
+    return f.fallback(b, rng, f.fallback_ctx)
 
 
 # _ask through a pointer set at import: the compiler cannot inline it, so
@@ -727,7 +727,7 @@ cdef int bhrf_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     policy alone."""
     cdef forest_t* f = <forest_t*>ctx
     if b.move_count >= f.stop_at:
-        return f.fallback(b, rng, NULL)
+        return f.fallback(b, rng, f.fallback_ctx)
     return _ASK(f, b, rng)
 
 
@@ -805,6 +805,7 @@ cdef class Forest:
         f.epsilon = epsilon
         f.b = <float>b
         f.fallback = get_policy(FALLBACKS[fallback])
+        f.fallback_ctx = NULL
         if accept not in ("estimate", "probability", "mean"):
             raise ValueError(f"bhrf.accept: unknown rule '{accept}'")
         f.accept_p = accept == "probability"

@@ -352,8 +352,8 @@ cdef uint64_t MOGGY_RATE[N_RATES]     # probability * 2**32, compared with 32 ra
 cdef uint64_t MOGGY_COUNT[N_COUNTS]   # rule counts of the profiling variant
 
 
-cdef inline bint _fire(rng_t* rng, int r) noexcept nogil:
-    return (rng_next(rng) >> 32) < MOGGY_RATE[r]
+cdef inline bint _fire(rng_t* rng, const uint64_t* rate, int r) noexcept nogil:
+    return (rng_next(rng) >> 32) < rate[r]
 
 
 cdef inline int _ok(const board_t* b, int p, int c) noexcept nogil:
@@ -683,17 +683,17 @@ cdef inline int _rec(bint prof, int r, int m) noexcept nogil:
     return m
 
 
-cdef inline int _moggy(board_t* b, rng_t* rng, bint prof) noexcept nogil:
+cdef inline int _moggy(board_t* b, rng_t* rng, const uint64_t* rate, bint prof) noexcept nogil:
     cdef const geom_t* g = b.g
     cdef int c = b.to_move, last = b.hist[0], m, i, n, k, p, bad
     cdef int L[2]
-    cdef bint sa = _fire(rng, R_SELFATARI)
+    cdef bint sa = _fire(rng, rate, R_SELFATARI)
     if last >= 0 and last < g.nn and b.color[last] != EMPTY:
-        if _fire(rng, R_CAPTURE):
+        if _fire(rng, rate, R_CAPTURE):
             m = _local_capture(b, last, c)
             if m >= 0:
                 return _rec(prof, R_CAPTURE, m)
-        if (b.nbc[last] >> (4 * c)) & 15 and _fire(rng, R_DEFEND):
+        if (b.nbc[last] >> (4 * c)) & 15 and _fire(rng, rate, R_DEFEND):
             for i in range(g.n_nbr[last]):
                 n = g.nbr[last][i]
                 if b.color[n] == c and b.libcnt[b.chain[n]] == 1:
@@ -706,26 +706,26 @@ cdef inline int _moggy(board_t* b, rng_t* rng, bint prof) noexcept nogil:
         # the last move's chain has two liberties: the atari that catches
         # it in a ladder
         if board_libs(b, last) == 2 and b.color[last] == 3 - c:
-            if _fire(rng, R_LADDER) and _two_libs(b, last, L) == 2:
+            if _fire(rng, rate, R_LADDER) and _two_libs(b, last, L) == 2:
                 for i in range(2):
                     # read only when running at the other liberty gives
                     # two: three is no ladder, one is the two-liberty rule's
                     if chain_libs_after(b, L[1 - i], 3 - c) == 3 and _ok(b, L[i], c) \
                             and ladder_works_inplace(b, L[i], c, 0, ROLLOUT_LADDER_NODES):
                         return _rec(prof, R_LADDER, L[i])
-        if _fire(rng, R_TWOLIB):
+        if _fire(rng, rate, R_TWOLIB):
             m = _twolib(b, last, c, rng, sa)
             if m >= 0:
                 return _rec(prof, R_TWOLIB, m)
-        if b.nbc[last] & 15 and _fire(rng, R_NAKADE):
+        if b.nbc[last] & 15 and _fire(rng, rate, R_NAKADE):
             m = _nakade(b, last, c)
             if m >= 0:
                 return _rec(prof, R_NAKADE, m)
-    if _fire(rng, R_PATTERN):
+    if _fire(rng, rate, R_PATTERN):
         m = _patterns(b, c, rng)
         if m >= 0:
             return _rec(prof, R_PATTERN, m)
-    if _fire(rng, R_GCAPTURE):
+    if _fire(rng, rate, R_GCAPTURE):
         m = _global_atari(b, c, rng)
         if m >= 0:
             if _bad_selfatari(b, m, c, sa) == 0:
@@ -735,7 +735,7 @@ cdef inline int _moggy(board_t* b, rng_t* rng, bint prof) noexcept nogil:
     cdef int ne = b.n_empty, j
     if ne == 0:
         return _rec(prof, R_PASS, g.nn)
-    if _fire(rng, R_FILLBOARD):
+    if _fire(rng, rate, R_FILLBOARD):
         for k in range(FILLBOARD_TRIES):
             p = b.empty_list[rng_int(rng, ne)]
             if (b.nbc[p] & 15) == 4 and b.color[g.diag[p][0]] == EMPTY and b.color[g.diag[p][1]] == EMPTY \
@@ -761,14 +761,20 @@ cdef inline int _moggy(board_t* b, rng_t* rng, bint prof) noexcept nogil:
 
 
 cdef int moggy_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
-    """The moggy rollout policy (see the rule table above)."""
-    return _moggy(b, rng, False)
+    """The moggy rollout policy (see the rule table above); ctx, when not
+    NULL, is the caller's moggy_t (its own rule probabilities), else the
+    process defaults (set_moggy_rates) apply."""
+    if ctx != NULL:
+        return _moggy(b, rng, &(<moggy_t*>ctx).rate[0], False)
+    return _moggy(b, rng, &MOGGY_RATE[0], False)
 
 
 cdef int moggy_move_counting(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     """moggy_move that also counts where each move came from (MOGGY_COUNT);
     for the rollout profile only (the counters are shared, one thread)."""
-    return _moggy(b, rng, True)
+    if ctx != NULL:
+        return _moggy(b, rng, &(<moggy_t*>ctx).rate[0], True)
+    return _moggy(b, rng, &MOGGY_RATE[0], True)
 
 
 cdef policy_fn get_policy(int policy_id) noexcept nogil:
@@ -881,15 +887,37 @@ def bench_playouts(Board board, policy="random", double seconds=1.0, uint64_t se
 
 def set_moggy_rates(**rates):
     """Set rule probabilities of the moggy policy by name (RULE_NAMES;
-    values in [0, 1]); the others keep theirs. Process-wide."""
+    values in [0, 1]); the others keep theirs. Process-wide: the defaults
+    of rollouts given no MoggyRates (benchmarks, profiles)."""
+    _check_rates(rates)
+    for name, v in rates.items():
+        MOGGY_RATE[RULE_NAMES.index(name)] = <uint64_t>(float(v) * 4294967296.0)
+
+
+def _check_rates(rates):
     for name, v in rates.items():
         if name not in RULE_NAMES:
             raise ValueError(f"rollout.{name}: unknown moggy rule (known: {', '.join(RULE_NAMES)})")
         v = float(v)
         if not 0.0 <= v <= 1.0:
             raise ValueError(f"rollout.{name}: probability {v} is outside [0, 1]")
-    for name, v in rates.items():
-        MOGGY_RATE[RULE_NAMES.index(name)] = <uint64_t>(float(v) * 4294967296.0)
+
+
+cdef class MoggyRates:
+    """One set of moggy rule probabilities (RULE_NAMES, values in [0, 1];
+    the others at the process defaults), for a tree to pass its rollouts
+    as their ctx: two engines in one process each keep their own."""
+
+    def __cinit__(self, **rates):
+        _check_rates(rates)
+        cdef int i
+        for i in range(N_RATES):
+            self.m.rate[i] = MOGGY_RATE[i]
+        for name, v in rates.items():
+            self.m.rate[RULE_NAMES.index(name)] = <uint64_t>(float(v) * 4294967296.0)
+
+    def as_dict(self):
+        return {name: self.m.rate[i] / 4294967296.0 for i, name in enumerate(RULE_NAMES)}
 
 
 def moggy_rates():

@@ -102,11 +102,9 @@ def worker_search(cfg, size):
 
 
 def make_search(cfg, evaluator=None):
-    """A Search, or a RootParallelSearch when search.threads > 1. Sets the
-    moggy rule probabilities of ``[rollout]`` (process-wide)."""
-    import dataclasses
-    from board_ext import playout
-    playout.set_moggy_rates(**dataclasses.asdict(cfg.rollout))
+    """A Search, or a RootParallelSearch when search.threads > 1 (each
+    search passes the moggy rule probabilities of ``[rollout]`` to its own
+    trees; nothing is set process-wide)."""
     memory = make_memory(cfg, evaluator)
     if cfg.search.threads > 1:
         from engine.parallel import RootParallelSearch

@@ -53,6 +53,7 @@ cdef class NodePool:
     cdef descent_fn descent_cb
     cdef void* descent_ctx
     cdef object hook_owner        # keeps the owner of the ctx pointers alive
+    cdef object moggy_owner       # this tree's MoggyRates (moggy rollouts' ctx), or None
     # -- node pool (structure of arrays)
     cdef int16_t* move            # move into the node; -1 for the root
     cdef int16_t* n_untried       # legal moves not yet children; -1 = not counted

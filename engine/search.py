@@ -26,9 +26,10 @@ the mutable tree (``self.tree``, ``self.root_board``).
 import math
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 
 from board_ext.board import BLACK
+from board_ext.playout import MoggyRates
 from engine.walk import Tree
 
 RESIGN = -1
@@ -60,6 +61,9 @@ class Search:
         self.memory = memory
         self.bhrf = None        # board_ext.bhrf.Forest when search.rollout = "bhrf"
         self.bhrf_size = 0
+        # this search's moggy rule probabilities ([rollout]), passed to each
+        # tree: two engines in one process keep their own
+        self._moggy = MoggyRates(**asdict(cfg.rollout))
         self.tree = None
         self.root_board = None
         self.komi = 7.5
@@ -93,7 +97,7 @@ class Search:
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
                     use_memory=self.memory is not None, lambda_c=c.memory.lambda_c,
-                    lambda_schedule=c.memory.lambda_schedule)
+                    lambda_schedule=c.memory.lambda_schedule, moggy=self._moggy)
         if c.search.rollout == "bhrf":
             if self.bhrf is None or self.bhrf_size != size:
                 from board_ext.bhrf import Forest

@@ -9,7 +9,7 @@ backup.  ``Tree`` is the class the search uses: the node store of
 from libc.stdint cimport int16_t, int32_t, uint64_t
 from libc.math cimport sqrt
 from board_ext.board cimport board_t, Board, board_copy, MAXNN
-from board_ext.playout cimport get_policy, run_playout
+from board_ext.playout cimport get_policy, run_playout, MoggyRates, POLICY_MOGGY
 from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
 from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, NET_DONE, NET_PEND,
                           p_code, reward_for)
@@ -53,8 +53,14 @@ cdef class Tree(NodePool):
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
                   gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
                   tree=None, expand_visits=None, prior_scale=None, net_equiv=None, fpu=None,
-                  net_visits=None, value_lambda=None, value_prior=None):
-        """Set search constants (names as in the papers)."""
+                  net_visits=None, value_lambda=None, value_prior=None, moggy=None):
+        """Set search constants (names as in the papers).  ``moggy``: a
+        board_ext.playout.MoggyRates, the rule probabilities of this tree's
+        moggy rollouts (without one they use the process defaults)."""
+        if moggy is not None:
+            if not isinstance(moggy, MoggyRates):
+                raise TypeError("moggy must be a board_ext.playout.MoggyRates")
+            self.moggy_owner = moggy
         if tree is not None:
             if tree_policy_named(tree) == NULL:
                 raise ValueError(f"search.tree: unknown tree '{tree}'")
@@ -93,6 +99,8 @@ cdef class Tree(NodePool):
                 raise ValueError(f"search.rollout: unknown rollout policy '{rollout}'")
             self.rollout_fn = get_policy(POLICIES[rollout])
             self.rollout_ctx = NULL
+        if self.moggy_owner is not None and self.rollout_fn == get_policy(POLICY_MOGGY):
+            self.rollout_ctx = <void*>&(<MoggyRates>self.moggy_owner).m
         if max_rollout_moves is not None:
             self.max_rollout_moves = max_rollout_moves if max_rollout_moves > 0 else 3 * self.nn
         if gc_threshold is not None: self.gc_threshold = gc_threshold
@@ -166,6 +174,8 @@ cdef class Tree(NodePool):
         """Put a BHRF forest in front of the rollout policy and feed it every
         descent (the rollout-policy hook and the descent-sequence callback)."""
         self.rollout_fn = bhrf_move
+        forest.f.fallback_ctx = (<void*>&(<MoggyRates>self.moggy_owner).m
+                                 if self.moggy_owner is not None else NULL)
         self.rollout_ctx = <void*>&forest.f
         self.descent_cb = bhrf_update
         self.descent_ctx = <void*>&forest.f

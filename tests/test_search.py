@@ -453,3 +453,24 @@ def test_tree_counts_rollout_moves():
     s.run()
     st = s.tree.stats()
     assert 60 < st["rollout_moves"] / st["sims"] < 3 * 81
+
+
+def _moggy_tree(s, size=9):
+    s.set_position(Board(size), 7.5)
+    s.run(playouts=400)
+    return sorted((int(m), float(n)) for m, n, *_ in s.tree.children())
+
+
+def test_moggy_rates_belong_to_each_search():
+    """Two engines built in one process keep their own [rollout] rates:
+    the side built last no longer sets them for both."""
+    from engine.factory import make_search
+    sets = ["search.rollout=moggy", "search.tree=rave", "prior.evaluator=none", "search.early_stop=false"]
+    a = cfg(*sets, "rollout.pattern=0.0", "rollout.capture=0.0", "rollout.selfatari=0.0")
+    b = cfg(*sets)
+    alone = _moggy_tree(make_search(a))
+    other = _moggy_tree(make_search(b))
+    assert alone != other                       # the rates change the tree
+    sa = make_search(a)
+    make_search(b)                              # built last
+    assert _moggy_tree(sa) == alone
