@@ -887,45 +887,52 @@ class Player:
                 return v
         raise OptionError(f"unknown config key '{key}'")
 
+    # settings read once, at start-up or at a new game: go-param cannot change them mid-game
+    FIXED_KEYS = {"gtp.boardsize": "it is the first game's board size; send boardsize N",
+                  "gtp.komi": "it is the first game's komi; send komi X",
+                  "gtp.log_file": "the log is opened at start-up; restart with --set gtp.log_file=PATH"}
+
     def set_option(self, key, value):
         """Set config key ``table.key`` (a typed value or its text), checked
-        against the key's type and range; what depends on it is rebuilt
-        (the search at its next use, the net for net.* keys)."""
+        against the key's type and range; what depends on it is rebuilt:
+        the search at its next use for every key it reads (every table but
+        ``time`` and GTP's own), the net for net.* keys.  A key that cannot
+        change mid-game (FIXED_KEYS) is an OptionError that says why."""
         self.option(key)
+        if key in self.FIXED_KEYS:
+            raise OptionError(f"{key} cannot change mid-game: {self.FIXED_KEYS[key]}")
         try:
             new = configmod.replace(self.cfg, **{key: value})
         except configmod.ConfigError as e:
             raise OptionError(str(e)) from None
         old = self.cfg
+        if key == "gtp.name" and not new.gtp.name.strip():
+            raise OptionError("gtp.name must not be empty")
+        if key == "net.device":
+            from engine.factory import net_device
+            try:
+                net_device(new)
+            except configmod.ConfigError as e:
+                raise OptionError(str(e)) from None
         self.cfg = new
         table = key.split(".", 1)[0]
-        if key == "pool.pool_size" and self._search is not None:
-            try:
-                self._search.set_pool_size(new.pool.pool_size)
-            except Exception:
-                log.exception("set_pool_size failed; the search is rebuilt")
-                self._search = None
-        elif table in ("search", "prior", "pool", "memory", "bhrf"):
-            self._search = None          # rebuilt with the new settings at the next search
-        elif table == "net":
-            if key == "net.device":
-                from engine.factory import net_device
-                try:
-                    net_device(new)
-                except configmod.ConfigError as e:
-                    self.cfg = old
-                    raise OptionError(str(e)) from None
-            self._evaluators.clear()
-            self._search = None
-        elif table == "time":
+        if table == "time":
             self.tc.main_fraction = new.time.main_fraction
             self.tc.safety_margin = new.time.safety_margin
             self.tc.min_seconds = new.time.min_seconds
         elif key == "gtp.ponder":
             self.ponder = new.gtp.ponder
-        elif key == "gtp.name" and not new.gtp.name.strip():
-            self.cfg = old
-            raise OptionError("gtp.name must not be empty")
+        elif key == "pool.pool_size" and self._search is not None:
+            try:
+                self._search.set_pool_size(new.pool.pool_size)
+            except Exception:
+                log.exception("set_pool_size failed; the search is rebuilt")
+                self._search = None
+        elif getattr(old, table) != getattr(new, table) and key not in ("gtp.name", "gtp.rules",
+                                                                          "gtp.superko_play"):
+            if table == "net":
+                self._evaluators.clear()
+            self._search = None          # rebuilt with the new settings at the next search
         if key == "search.seed":
             self.seed = new.search.seed or self.seed
 

@@ -191,3 +191,32 @@ def test_pondering_runs_only_on_the_opponents_turn():
     assert th.done.is_set()
     p.set_ponder(False)
     assert p.start_pondering() is None and p.cfg.gtp.ponder is False
+
+
+@pytest.mark.parametrize("key,value,read", [
+    ("tree.K", "0.5", lambda c: c.tree.K == 0.5),
+    ("rollout.pattern", "0.25", lambda c: c.rollout.pattern == 0.25),
+    ("gtp.score_playouts", "77", lambda c: c.gtp.score_playouts == 77),
+    ("search.rave_equiv", "1234", lambda c: c.search.rave_equiv == 1234)])
+def test_set_option_rebuilds_the_search_for_what_it_reads(key, value, read):
+    p = player()
+    before = p.search()
+    p.set_option(key, value)
+    after = p.search()
+    assert after is not before and read(after.cfg)
+
+
+def test_set_option_keeps_the_search_for_what_it_does_not_read():
+    p = player()
+    before = p.search()
+    p.set_option("time.min_seconds", "0.2")
+    p.set_option("gtp.name", "other")
+    assert p.search() is before
+
+
+@pytest.mark.parametrize("key", ["gtp.boardsize", "gtp.komi", "gtp.log_file"])
+def test_set_option_refuses_what_cannot_change_mid_game(key):
+    p = player()
+    with pytest.raises(OptionError, match="cannot change mid-game"):
+        p.set_option(key, "9")
+    assert p.option(key) == load(None, SMALL).__getattribute__("gtp").__getattribute__(key.split(".")[1])
