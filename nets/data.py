@@ -39,6 +39,7 @@ import numpy as np
 
 from board_ext.board import Board
 from board_ext.features import NUM_PLANES, PLANE_COUNTS, planes
+from nets.shards import load_shard
 
 CACHE_DIR = "_planes"
 CACHE_VERSION = 2   # bump when the planes or the replay change
@@ -178,8 +179,7 @@ def build_shard(shard: str, cache: bool = True, n_planes: int = NUM_PLANES) -> S
     """The positions of one shard, from its cache if fresh."""
     if n_planes not in PLANE_COUNTS:
         raise ValueError(f"input planes must be one of {PLANE_COUNTS}, got {n_planes}")
-    with np.load(shard) as z:
-        sh = {k: z[k] for k in z.files}
+    sh = load_shard(shard)
     size, level = int(sh["size"]), int(sh["level"])
     fp = _fingerprint(sh)
     cpath = _cache_path(shard, n_planes)

@@ -62,3 +62,17 @@ def test_ctrl_c_ends_datagen_with_one_line(tmp_path):
     assert have >= 1 and lines == [f"datagen: interrupted; {have} of 400 shards are in {out} "
                                    f"(the same command resumes)"], err
     assert not list(out.glob("*.tmp*"))
+
+
+def test_a_shard_that_does_not_add_up_is_named(tmp_path):
+    from nets.shards import ShardError, load_shard, make_shard, save_shard
+    good = make_shard([1, 2, 3], [True] * 3, [0, 3], [7], [1.5], 9, 5, 7.0)
+    save_shard(str(tmp_path / "a.npz"), good)
+    assert load_shard(str(tmp_path / "a.npz"))["moves"].tolist() == [1, 2, 3]
+    bad = dict(good, offsets=np.asarray([0, 5], np.int64))
+    save_shard(str(tmp_path / "b.npz"), bad)
+    with pytest.raises(ShardError, match="b.npz: offsets"):
+        load_shard(str(tmp_path / "b.npz"))
+    (tmp_path / "c.npz").write_bytes(b"not a zip")
+    with pytest.raises(ShardError, match="c.npz: not a readable shard"):
+        load_shard(str(tmp_path / "c.npz"))

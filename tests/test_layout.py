@@ -52,7 +52,12 @@ def test_the_engine_imports_no_tool_and_no_gtp_server():
 def test_tools_and_nets_never_import_engine_gtp():
     assert sources("tools")
     assert hits(sources("tools"), ["engine.gtp"]) == []
-    assert hits(sources("nets"), ["engine.gtp", "tools"]) == []
+    assert hits(sources("nets"), ["engine", "tools"]) == []
+
+
+def test_the_settings_machinery_is_on_the_ground_floor():
+    """tomlconf serves the engine, the nets and the tools and imports none of them."""
+    assert hits([os.path.join(ROOT, "tomlconf.py")], ["engine", "nets", "tools", "board_ext"]) == []
 
 
 def test_board_ext_imports_nothing_of_the_project():

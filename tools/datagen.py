@@ -28,6 +28,7 @@ import sys
 import numpy as np
 
 from engine import coords
+from nets.shards import make_shard, save_shard
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.gtp_client import GtpClient, gnugo_command
 
@@ -113,10 +114,7 @@ def play_shard(size, komi, level, index, shard_games, max_random):
             all_labels.extend(lab)
             offsets.append(len(all_moves))
             seeds.append(seed)
-    return dict(moves=np.asarray(all_moves, np.int16), is_label=np.asarray(all_labels, np.bool_),
-                offsets=np.asarray(offsets, np.int64), seeds=np.asarray(seeds, np.int64),
-                scores=np.asarray(scores, np.float32),
-                size=np.int32(size), level=np.int32(level), komi=np.float32(komi))
+    return make_shard(all_moves, all_labels, offsets, seeds, scores, size, level, komi)
 
 
 def write_shard(out, level, index, arrays):
@@ -126,15 +124,6 @@ def write_shard(out, level, index, arrays):
         return path
     save_shard(path, arrays)
     return path
-
-
-def save_shard(path, arrays):
-    """np.savez_compressed to a temporary file, renamed into place (0644):
-    a killed run leaves no partial shard."""
-    tmp = path + ".tmp.npz"
-    np.savez_compressed(tmp, **arrays)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
 
 
 def main(argv=None):

@@ -20,6 +20,7 @@ from concurrent.futures import ProcessPoolExecutor
 import numpy as np
 
 from engine import coords
+from nets.shards import load_shard
 from tools.gtp_client import GtpClient, gnugo_command
 
 
@@ -28,9 +29,9 @@ def sample_positions(shard_files, n, seed):
     rng = np.random.default_rng(seed)
     pool = []
     for f in shard_files:
-        with np.load(f) as z:
-            moves, lab, off = z["moves"], z["is_label"], z["offsets"]
-            size, komi = int(z["size"]), float(z["komi"])
+        z = load_shard(f)
+        moves, lab, off = z["moves"], z["is_label"], z["offsets"]
+        size, komi = int(z["size"]), float(z["komi"])
         for g in range(len(off) - 1):
             a, b = int(off[g]), int(off[g + 1])
             for i in range(a, b):

@@ -42,7 +42,8 @@ import time
 
 from engine import config as configmod
 from engine.game import atomic_write
-from tools.datagen import result_value, save_shard
+from nets.shards import make_shard, save_shard
+from tools.datagen import result_value
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.rundir import SettingsMismatch, claim
 
@@ -122,13 +123,10 @@ def shard_arrays(game, rec, size, komi, data, provenance):
     if n_lab != len(moves):
         raise RuntimeError(f"game {rec['index']}: {n_lab} visit rows for {len(moves)} moves")
     vis = np.stack(data["visits"]) if n_lab else np.zeros((0, size * size + 1), np.float16)
-    return dict(moves=np.asarray(moves, np.int16), is_label=np.ones(len(moves), np.bool_),
-                offsets=np.asarray([0, len(moves)], np.int64),
-                seeds=np.asarray([rec["seed"]], np.int64),
-                scores=np.asarray([result_value(rec["result"]) or 0.0], np.float32),
-                visits=vis, root_values=np.asarray(data["root_values"], np.float32),
-                size=np.int32(size), level=np.int32(0), komi=np.float32(komi),
-                provenance=np.asarray(json.dumps({**provenance, "seed": rec["seed"],
+    return make_shard(moves, np.ones(len(moves), np.bool_), [0, len(moves)], [rec["seed"]],
+                      [result_value(rec["result"]) or 0.0], size, 0, komi,
+                      visits=vis, root_values=np.asarray(data["root_values"], np.float32),
+                      provenance=np.asarray(json.dumps({**provenance, "seed": rec["seed"],
                                                   "result": rec["result"]})))
 
 

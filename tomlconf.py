@@ -1,0 +1,190 @@
+"""The settings machinery, on the ground floor: typed fields with
+defaults, ranges, choices, words and one-line docs (:func:`setting`),
+dataclasses of them built from TOML values and ``key=value`` texts with
+every bad key and value named (:func:`build_table`), TOML files with
+``base = "other.toml"`` (:func:`read`), overrides (:func:`merge`) and flat
+settings files (:func:`load_flat`).  It imports nothing of the project:
+the engine's tables (``engine/config.py``), the trainer's settings
+(``nets/train.py``) and the experiments' (``tools/experiment.py``) stand on
+it.
+"""
+import os
+import tomllib
+from dataclasses import field, fields
+
+
+class ConfigError(ValueError):
+    """A bad configuration; the message names the key."""
+
+
+def _f(default, lo=None, hi=None, choices=None, doc="", words=None, item=None, required=False,
+       number=False):
+    """A setting: default, range [lo, hi] or choices, the one-line doc of
+    configs/default.toml, and ``words`` ({"all": n, ...}) that stand for
+    numbers.  A ``tuple`` setting is a list of ``item`` (int, float, str;
+    range and choices apply to each item).  ``required``: no default, the
+    key must be given.  ``number`` (on a float): an int stays an int."""
+    return field(default=default, metadata=dict(lo=lo, hi=hi, choices=choices, doc=doc, words=words or {},
+                                                item=item, required=required, number=number))
+
+
+setting = _f        # the name other modules declare their settings with
+
+
+_TYPES = {"int": int, "float": float, "bool": bool, "str": str, "tuple": tuple}
+
+
+def _type(f):
+    return f.type if isinstance(f.type, type) else _TYPES[f.type]
+
+
+class Text(str):
+    """A value given as text (``--set``, ``go-param``): read as the
+    setting's type.  A TOML file's values have their types already: a
+    string there is only a string (or one of the setting's words)."""
+
+
+def _toml_text(value):
+    """The TOML value a text spells (a list, a quoted string), or None."""
+    try:
+        return tomllib.loads(f"v = {value}")["v"]
+    except tomllib.TOMLDecodeError:
+        return None
+
+
+def _coerce(name, f, value):
+    t = _type(f)
+    if t is tuple:
+        return _coerce_list(name, f, value)
+    words = f.metadata.get("words") or {}
+    if t is str and isinstance(value, Text):
+        v = _toml_text(value.strip())
+        return _check(name, f, v if isinstance(v, str) else str(value))
+    if isinstance(value, str) and t is not str:
+        v = value.strip().lower()
+        if v in words:
+            return words[v]
+        if not isinstance(value, Text):
+            also = "".join(f" or '{w}'" for w in words)
+            raise ConfigError(f"{name}: expected {t.__name__}{also}, got '{value}'")
+        try:
+            if t is bool:
+                if v not in ("true", "false", "1", "0", "on", "off", "yes", "no"):
+                    raise ValueError
+                value = v in ("true", "1", "on", "yes")
+            else:
+                value = t(v)
+        except ValueError:
+            also = "".join(f" or '{w}'" for w in words)
+            raise ConfigError(f"{name}: expected {t.__name__}{also}, got '{value}'") from None
+    if t is float and isinstance(value, int) and not isinstance(value, bool):
+        if not f.metadata.get("number"):
+            value = float(value)
+        return _check(name, f, value)
+    if t is int and isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, t) or (t is int and isinstance(value, bool)) or (t is float and isinstance(value, bool)):
+        raise ConfigError(f"{name}: expected {t.__name__}, got {value!r}")
+    return _check(name, f, value)
+
+
+def _coerce_list(name, f, value):
+    """A list setting: a TOML list (or a text spelling one), a lone value
+    for a list of one; each item coerced as the item type with the range."""
+    if isinstance(value, Text):
+        v = _toml_text(value.strip())
+        value = v if v is not None else str(value)
+    if isinstance(value, (str, int, float)):
+        value = [value]
+    if not isinstance(value, (list, tuple)):
+        raise ConfigError(f"{name}: expected a list, got {value!r}")
+    item = f.metadata["item"]
+    sub = field(default=None, metadata=dict(f.metadata, item=None))
+    sub.type = item
+    return tuple(_coerce(f"{name}[{i}]", sub, v) for i, v in enumerate(value))
+
+
+def _check(name, f, value):
+    m = f.metadata
+    if m.get("choices") and value not in m["choices"]:
+        raise ConfigError(f"{name}: '{value}' is not one of {', '.join(m['choices'])}")
+    if m.get("lo") is not None and value < m["lo"]:
+        raise ConfigError(f"{name}: {value} is below the minimum {m['lo']}")
+    if m.get("hi") is not None and value > m["hi"]:
+        raise ConfigError(f"{name}: {value} is above the maximum {m['hi']}")
+    return value
+
+
+def build_table(cls, values, prefix=""):
+    """An instance of the settings dataclass ``cls`` (fields declared with
+    the defaults, ranges and docs of this module's tables) from {key:
+    value}: every value coerced and range-checked; an unknown key, a
+    missing required one and a bad value are named as ``prefix + key``.
+    Serves the engine's tables, the trainer's settings (nets/train.py)
+    and the paper experiments (tools/experiment.py)."""
+    kf = {f.name: f for f in fields(cls)}
+    vals = {}
+    for k, v in values.items():
+        if k not in kf:
+            raise ConfigError(f"unknown config key '{prefix}{k}'")
+        vals[k] = _coerce(f"{prefix}{k}", kf[k], v)
+    for k, f in kf.items():
+        if f.metadata.get("required") and k not in vals:
+            raise ConfigError(f"missing config key '{prefix}{k}'")
+    return cls(**vals)
+
+
+def merge(data, overrides, flat=False):
+    """Apply ``table.key=value`` strings onto a nested dict (in place);
+    ``flat``: ``key=value`` onto a dict of settings with no tables.  The
+    values are :class:`Text`, read as their settings' types."""
+    for o in overrides or ():
+        key = o.split("=", 1)[0]
+        if "=" not in o or (not flat and "." not in key) or not key.strip():
+            raise ConfigError(f"override '{o}' must look like {'key' if flat else 'table.key'}=value")
+        key, value = o.split("=", 1)
+        if flat:
+            data[key.strip()] = Text(value.strip())
+            continue
+        t, k = key.strip().split(".", 1)
+        data.setdefault(t, {})[k] = Text(value.strip())
+    return data
+
+
+def read(path, _chain=()):
+    """The nested dict of a TOML config file, its ``base`` files merged
+    under it (a base's tables are updated key by key by the file's)."""
+    real = os.path.realpath(path)
+    if real in _chain:
+        names = [os.path.relpath(p) for p in _chain + (real,)]
+        raise ConfigError("config files include each other: " + " -> ".join(names))
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        if _chain:
+            raise ConfigError(f"config file '{os.path.relpath(path)}' not found "
+                              f"(the base of '{os.path.relpath(_chain[-1])}')") from None
+        raise ConfigError(f"config file '{path}' not found") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"config file '{path}': {e}") from None
+    base = data.pop("base", None)
+    if base is None:
+        return data
+    if not isinstance(base, str) or not base:
+        raise ConfigError(f"config file '{path}': base must be the name of a TOML file")
+    merged = read(os.path.join(os.path.dirname(path), base), _chain + (real,))
+    for tname, tval in data.items():
+        if isinstance(tval, dict) and isinstance(merged.get(tname), dict):
+            merged[tname].update(tval)
+        else:
+            merged[tname] = tval
+    return merged
+
+
+def load_flat(cls, path=None, overrides=()):
+    """A settings dataclass with no tables (``cls``, declared with
+    :func:`_f`) from a TOML file (``base =`` included) and ``key=value``
+    overrides."""
+    data = read(path) if path else {}
+    return build_table(cls, merge(data, overrides, flat=True))
