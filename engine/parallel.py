@@ -77,11 +77,11 @@ class RootParallelSearch:
     def root_board(self):
         return self.local.root_board
 
-    def set_position(self, board, komi):
+    def set_position(self, board, komi, endgame=None):
         for _, c in self._workers:
             c.send(("pos", board, komi))
         self._merged = None
-        return self.local.set_position(board, komi)
+        return self.local.set_position(board, komi, endgame=endgame)
 
     def clear(self):
         for _, c in self._workers:
@@ -151,7 +151,7 @@ class RootParallelSearch:
         nn = self.local.root_board.size ** 2
         move = best["move"]
         if move == nn:
-            move = self.local._safe_pass(an)
+            move = self.local._endgame().safe_pass(an)
         d = next(x for x in an if x["move"] == move)
         return SearchResult(move, d["winrate"], sum(x["visits"] for x in an), playouts,
                             max(r.seconds for r in results), d["pv"], local.stopped_by)

@@ -17,27 +17,13 @@ flat points) and raises :class:`PlayerError` subclasses whose message is
 meant for the user; engine.gtp turns them into ``? message`` replies.  It
 never parses protocol text.
 
-The pass rule has two layers, each deciding what only it can see:
-
-* the search (``Search._safe_pass``, ``search.pass_when_won``) decides from
-  its own tree: it passes only when the pass has a real share of the
-  visits, and after the opponent's pass only when the count (dead stones
-  estimated) is its own;
-* the Player has the last word on the position it plays in
-  (:meth:`_pass_safety`): a pass, whoever proposed it (search or raw net),
-  stands only when the dead-stone estimate of this position is a win; else
-  the search's most visited non-pass move is played, or where the search
-  gives none a move ranked by the expert prior and the estimate's urgency.
-  ``genmove(cleanup=True)`` (kgs-genmove_cleanup) captures the opponent's
-  dead stones before it passes.  Under territory rules (``gtp.rules =
-  japanese``) the count is the territory count, moves inside the mover's
-  own territory (a point lost, none gained) are never played in place of
-  a pass, and the cleanup captures the dead stones with moves on their
-  liberties only, then passes (:meth:`_cleanup_capture`).
-
-The second layer also covers raw-net mode and searches that are not
-``engine.search.Search``; the two layers use the search's and the Player's
-seeds respectively, so merging them would change the moves played.
+The endgame rules live in ``engine.endgame``: each genmove makes one
+``Endgame`` of its position, whose one dead-stone estimate (the Player's
+seed, which its search shares) serves the search's pass rule
+(``Endgame.safe_pass``, ``search.pass_when_won``), the Player's pass safety
+(``Endgame.pass_safety``: a pass, whoever proposed it, stands only when the
+estimate is a win; territory rules never play into the own territory) and
+the cleanup of kgs-genmove_cleanup (``Endgame.cleanup_capture``).
 """
 from __future__ import annotations
 
@@ -51,6 +37,7 @@ from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import config as configmod
 from engine import coords
 from engine.game import Game, GameError, SgfError, opponent
+from engine.endgame import Endgame
 from engine.scoring import Estimate
 from engine.timecontrol import TimeControl, TimeError
 
@@ -517,8 +504,9 @@ class Player:
         res = None
         move = None
         source = "search"
+        eg = self.endgame(board)
         if cleanup and self._territory_rules():
-            move = self._cleanup_capture(board, color, avoid)
+            move = eg.cleanup_capture(color, avoid)
             if move is not None:
                 source = "cleanup"
         if move is None and self.cfg.net.rawnet:
@@ -529,7 +517,7 @@ class Player:
             if self.cfg.net.rawnet and self.cfg.net.required:
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
-            s.set_position(board, game.komi)
+            s.set_position(board, game.komi, endgame=eg)
             self._avoid(s, avoid)
             if budget is not None:
                 playouts, secs = budget
@@ -552,7 +540,8 @@ class Player:
         if move is None:
             move = board.pass_move
         if move >= 0 and source != "cleanup":
-            move = self._pass_safety(board, color, move, res, cleanup, avoid)
+            rows = self._root_rows() if res is not None else None
+            move = eg.pass_safety(color, move, rows, cleanup, avoid)
         elapsed = time.time() - t0
         self.last = dict(color=color, move=move, result=res, seconds=elapsed, source=source)
         log.info("%s %s %s (%s, %.2fs%s)", "genmove" if play else "reg_genmove", "BW"[color - 1],
@@ -583,169 +572,26 @@ class Player:
             return board.pass_move
         return best
 
+    def endgame(self, board):
+        """The endgame rules (engine.endgame) for a move in ``board``: one
+        dead-stone estimate a move, on the Player's seed."""
+        ev = self._evaluators.get(self.size) if self.cfg.net.rawnet else None
+        net = (lambda b: ev.evaluate([b])[0][0]) if ev is not None else None
+        return Endgame(board, self.game.komi, self.cfg.gtp.score_playouts, self.seed,
+                       territory=self._territory_rules(), net_priors=net)
+
+    def _root_rows(self):
+        """The search's root analysis (the pass safety's candidates), or []."""
+        if self._search is None:
+            return []
+        try:
+            return self._search.analysis()
+        except Exception:
+            log.exception("analysis failed")
+            return []
+
     def _territory_rules(self):
         return self.cfg.gtp.rules == "japanese"
-
-    def _cleanup_capture(self, board, color, avoid=()):
-        """kgs-genmove_cleanup under territory rules: the next move of the
-        capture of the opponent's dead stones (the estimate's), or None
-        when none is left or none can be played.  Each stone played costs
-        a point of territory, so the move is always on a liberty of a dead
-        chain: the chain with the fewest liberties first (a capture when
-        one is in atari), never an own eye, never a self-atari that is not
-        a capture; among a chain's liberties the one leaving the most
-        liberties to the stone played."""
-        try:
-            est = self.estimate(board)
-        except Exception:
-            log.exception("dead-stone estimate failed")
-            return None
-        opp = opponent(color)
-        chains, seen = [], set()
-        for p in est.dead:
-            if p in seen or board.color_at(p) != opp:
-                continue
-            ch = board.chain(p)
-            seen.update(ch)
-            chains.append((len(board.chain_liberties(p)), -len(ch), ch[0]))
-        for _, _, p in sorted(chains):
-            best = None
-            for lib in board.chain_liberties(p):
-                if lib in avoid or board.is_eye(lib, color) or not board.is_legal(lib, color):
-                    continue
-                after = board.copy()
-                took = after.play(lib, color)
-                libs = after.liberties(lib)
-                if not took and libs < 2:
-                    continue
-                key = (-took, -libs, lib)
-                if best is None or key < best[0]:
-                    best = (key, lib)
-            if best is not None:
-                log.info("cleanup (territory rules): %s against the dead chain at %s",
-                         self.vtx(best[1]), self.vtx(p))
-                return best[1]
-        return None
-
-    def _pass_safety(self, board, color, move, res, cleanup, avoid=()):
-        """Never pass into a loss under the dead-stone estimate while a
-        non-pass move exists; in the cleanup phase, capture dead stones first.
-
-        Under territory rules (japanese) the count is the territory count,
-        and a move inside the mover's own territory, which costs a point
-        and gains none, is never played instead of a pass: in the cleanup
-        phase the search's move there becomes a pass (the dead stones are
-        taken by :meth:`_cleanup_capture` before the search runs)."""
-        territory = self._territory_rules()
-        if move != board.pass_move and not (cleanup and territory):
-            return move
-        if not board.legal_moves(color):
-            return move
-        try:
-            est = self.estimate(board)
-        except Exception:
-            log.exception("dead-stone estimate failed")
-            return move
-        own_area = set()
-        if territory:
-            from engine.scoring import territory_owners, territory_score
-            owners = territory_owners(self.size, board.colors(), est.dead, est.seki)
-            own_area = {p for p, o in enumerate(owners) if o == color}
-            score = territory_score(self.size, board.colors(), est.dead, est.seki,
-                                    {BLACK: board.captures(BLACK), WHITE: board.captures(WHITE)},
-                                    self.game.komi)
-            if move != board.pass_move:
-                if move not in own_area:
-                    return move
-                log.info("cleanup (territory rules): %s is in the own territory; passing instead",
-                         self.vtx(move))
-                move = board.pass_move
-        else:
-            score = est.score
-        mine = score if color == BLACK else -score
-        opp_dead = [p for p in est.dead if board.color_at(p) == opponent(color)]
-        if territory:
-            opp_dead = []           # the capturable ones were taken by _cleanup_capture
-        if mine > 0 and not (cleanup and opp_dead):
-            return move
-        alts = [m for m in self._non_pass_alternatives(board, color, res, est)
-                if m not in avoid and m not in own_area]
-        if cleanup and opp_dead and mine > 0:
-            # prefer moves next to the dead stones (capturing them)
-            near = set()
-            for p in opp_dead:
-                near.update(board.chain_liberties(p))
-            pref = [m for m in alts if m in near]
-            alts = pref + [m for m in alts if m not in near]
-        if not alts:
-            return move
-        log.info("pass would lose by %.1f under the dead-stone estimate%s; playing %s instead",
-                 -mine, " (cleanup)" if cleanup else "", self.vtx(alts[0]))
-        return alts[0]
-
-    def _non_pass_alternatives(self, board, color, res, est=None):
-        """Legal non-pass moves that do not fill an own eye, best first.
-
-        First the search's own root moves with real visits, most visited
-        first (the move the search would have played had it not passed);
-        then the rest ranked by :meth:`_rank_without_search`, never in
-        board order."""
-        ok = [m for m in board.legal_moves(color) if not board.is_eye(m, color)]
-        legal = set(ok)
-        cands = []
-        if res is not None and self._search is not None:
-            try:
-                rows = [r for r in self._search.analysis()
-                        if r["move"] in legal and r.get("visits", 0) > 0]
-            except Exception:
-                log.exception("analysis failed")
-                rows = []
-            rows.sort(key=lambda r: (-r.get("visits", 0), -r.get("winrate", 0.5)))
-            cands = [r["move"] for r in rows]
-        seen = set(cands)
-        rest = [m for m in ok if m not in seen]
-        return cands + self._rank_without_search(board, color, rest, est)
-
-    def _rank_without_search(self, board, color, moves, est=None):
-        """``moves`` ranked where the search gives no guidance: the expert
-        prior weight of each move (captures and atari escapes high,
-        self-atari and first-line moves low) times its urgency under the
-        dead-stone estimate: points whose owner is unsettled and points
-        next to dead stones (capturing them, or saving own ones) first,
-        points the mover already owns last."""
-        if not moves:
-            return []
-        from array import array
-        from board_ext.playout import expert_priors
-        nn = board.pass_move
-        w = array("f", bytes(4 * (nn + 1)))
-        try:
-            expert_priors(board, w)
-        except Exception:
-            log.exception("expert priors failed")
-            w = array("f", [1.0] * (nn + 1))
-        sign = 1.0 if color == BLACK else -1.0
-        own = est.own if est is not None else [0.0] * nn
-        near_dead = set()
-        if est is not None:
-            for p in est.dead:
-                near_dead.update(board.chain_liberties(p))
-        if self.cfg.net.rawnet:
-            ev = self._evaluators.get(self.size)
-            if ev is not None:
-                try:
-                    pr = ev.evaluate([board])[0][0]
-                    w = array("f", [float(w[i]) * (0.05 + float(pr[i])) for i in range(nn + 1)])
-                except Exception:
-                    log.exception("net priors failed")
-
-        def key(m):
-            mine = sign * own[m]                    # +1: already ours, -1: the opponent's
-            urgency = 1.0 - abs(own[m]) + (1.0 if m in near_dead else 0.0)
-            if mine > 0.8:
-                urgency *= 0.1
-            return (-(float(w[m]) * (0.05 + urgency)), m)
-        return sorted(moves, key=key)
 
     def explain(self):
         """The last generated move in words: win rate, visits, PV, pool use

@@ -73,6 +73,7 @@ class Search:
         self._mem_keys = {}      # node -> (memory key, move, parent) for M-MCTS updates
         self._nets_asked = 0
         self._mem_asked = 0
+        self._eg = None
 
     # ---------------------------------------------------------------- setup
     @property
@@ -111,9 +112,12 @@ class Search:
             t.attach_bhrf(self.bhrf)
         return t
 
-    def set_position(self, board, komi):
+    def set_position(self, board, komi, endgame=None):
         """Search from board next; keeps the subtree if board follows the
-        previous root by one or two moves."""
+        previous root by one or two moves.  ``endgame``: the
+        engine.endgame.Endgame of this position whose estimate the pass
+        rule reads (one is made when needed if not given)."""
+        self._eg = endgame
         board = board.copy()
         if self.tree is None or self.root_board is None or board.size != self.root_board.size \
                 or komi != self.komi:
@@ -478,14 +482,21 @@ class Search:
         out.sort(key=lambda d: (-d["visits"], -d.get("prior_value", 0.5), -d["winrate"]))
         return out[:max_children] if max_children else out
 
+    def _endgame(self):
+        """The Endgame of the root position (the caller's, else one of its own)."""
+        if self._eg is None:
+            from engine.endgame import Endgame
+            self._eg = Endgame(self.root_board, self.komi, self.cfg.gtp.score_playouts,
+                               self._seed & 0xFFFFFFFF)
+        return self._eg
+
     def _result(self, done, seconds, stopped_by):
         an = self.analysis()
         nn = self.root_board.size ** 2
         if not an:
             return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)
         if self.cfg.search.pass_when_won and self.root_board.last_move == nn and any(d["move"] == nn for d in an):
-            mine = self._estimate_mine()
-            if mine > 0:
+            if self._endgame().mine() > 0:
                 # the opponent passed and the count with dead stones taken
                 # off is ours: end the game
                 d = next(d for d in an if d["move"] == nn)
@@ -499,7 +510,7 @@ class Search:
             best = max((d for d in an if d["visits"] >= floor), key=lambda d: d["lcb"])
         move = best["move"]
         if move == nn:
-            move = self._safe_pass(an)
+            move = self._endgame().safe_pass(an)
         wr = next(d["winrate"] for d in an if d["move"] == move)
         visits = sum(d["visits"] for d in an)
         c = self.cfg.search
@@ -512,35 +523,3 @@ class Search:
         pv = next(d["pv"] for d in an if d["move"] == move)
         return SearchResult(move, wr, visits, done, seconds, pv, stopped_by)
 
-    def _estimate_mine(self):
-        """The area count of the root position for the side to move, dead
-        stones taken off by the playout estimate (engine.scoring)."""
-        from engine.scoring import Estimate
-        b = self.root_board
-        s = Estimate(b, self.komi, self.cfg.gtp.score_playouts, seed=self._seed & 0xFFFFFFFF).score
-        return s if b.to_move == 1 else -s
-
-    def _safe_pass(self, an):
-        """Pass only when it is safe and meant.
-
-        * If the opponent just passed, passing ends the game and the count
-          decides (dead stones estimated, engine.scoring): never pass then
-          while it says we lose and a board move exists.
-        * Otherwise pass only when the search is sure of it (at least
-          max(50, 10%) of the visits): a pass that won a handful of noisy
-          playouts among hundreds of root moves gives the opponent a free
-          move under area scoring.
-        """
-        b = self.root_board
-        nn = b.size ** 2
-        board_moves = [d for d in an if d["move"] != nn and d["visits"] > 0]
-        if b.last_move == nn:
-            mine = self._estimate_mine()
-            if mine > 0 or not board_moves:
-                return nn
-            return board_moves[0]["move"]
-        total = sum(d["visits"] for d in an)
-        passing = next((d for d in an if d["move"] == nn), None)
-        if passing is not None and passing["visits"] >= max(50, 0.1 * total) or not board_moves:
-            return nn
-        return board_moves[0]["move"]

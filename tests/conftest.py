@@ -57,7 +57,7 @@ def passing_search(rows=()):
         def __init__(self, cfg):
             self.cfg = cfg
 
-        def set_position(self, board, komi):
+        def set_position(self, board, komi, endgame=None):
             self.board = board
 
         def run(self, **kw):

@@ -170,3 +170,28 @@ def test_japanese_pass_rule_counts_territory_and_skips_own_area():
     setup(eng)
     mv = answer(eng, "genmove b")
     assert mv in G7_LIBS, mv
+
+
+def test_one_dead_stone_estimate_a_genmove(monkeypatch):
+    """The search's pass rule and the Player's pass safety share the one
+    estimate of the position (engine.endgame), on one seed."""
+    import engine.endgame as eg_mod
+    from engine import coords
+    from engine.config import load as load_cfg
+    from engine.player import Player
+    made = []
+    real = eg_mod.Estimate
+
+    def counting(*a, **kw):
+        made.append(kw.get("seed"))
+        return real(*a, **kw)
+    monkeypatch.setattr(eg_mod, "Estimate", counting)
+    p = Player(load_cfg(None, ["gtp.boardsize=7", "prior.evaluator=expert", "search.playouts=300",
+                               "search.seconds=0", "search.seed=9"]))
+    for v in ("D4", "C3", "E5"):
+        p.play(1, coords.from_gtp(v, 7))
+        p.play(2, 49)                   # white passes
+    before = len(made)
+    m = p.genmove(1)                    # after white's pass: the pass rule and pass safety both look
+    assert m == 49                      # black is far ahead: it passes and ends the game
+    assert len(made) - before == 1 and made[-1] == 9

@@ -421,23 +421,23 @@ def test_safe_pass_rules():
     b = Board(9)
     s.set_position(b, 7.0)
     noisy = [{"move": 81, "visits": 3, "winrate": 1.0}, {"move": 40, "visits": 2, "winrate": 0.6}]
-    assert s._safe_pass(noisy) == 40
+    assert s._endgame().safe_pass(noisy) == 40
     sure = [{"move": 81, "visits": 400, "winrate": 0.9}, {"move": 40, "visits": 100, "winrate": 0.6}]
-    assert s._safe_pass(sure) == 81
+    assert s._endgame().safe_pass(sure) == 81
     # after the opponent's pass, passing ends the game: only if the area score wins
     b.play(81)
     s.set_position(b, 7.0)          # white to move, empty board, komi 7: white wins by passing
-    assert s._safe_pass(sure) == 81
+    assert s._endgame().safe_pass(sure) == 81
     b2 = Board(9)
     b2.play(40)
     b2.play(81, WHITE)              # black to move after white's pass; black leads 81 - 7
     s.set_position(b2, 7.0)
-    assert s._safe_pass(sure) == 81
+    assert s._endgame().safe_pass(sure) == 81
     b3 = Board(9)
     b3.play(40, BLACK)
     b3.play(81, BLACK)              # white to move after black's pass: white would lose by passing
     s.set_position(b3, 7.0)
-    assert s._safe_pass(sure) == 40
+    assert s._endgame().safe_pass(sure) == 40
 
 
 def test_tree_counts_rollout_moves():
