@@ -154,7 +154,8 @@ class RootParallelSearch:
             move = self.local._endgame().safe_pass(an)
         d = next(x for x in an if x["move"] == move)
         return SearchResult(move, d["winrate"], sum(x["visits"] for x in an), playouts,
-                            max(r.seconds for r in results), d["pv"], local.stopped_by)
+                            max(r.seconds for r in results), d["pv"], local.stopped_by,
+                            child_visits={x["move"]: float(x["visits"]) for x in an})
 
     def close(self):
         for p, c in self._workers:

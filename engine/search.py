@@ -44,6 +44,7 @@ class SearchResult:
     seconds: float
     pv: list = field(default_factory=list)
     stopped_by: str = ""      # budget | time | early | pool | interrupt
+    child_visits: dict = field(default_factory=dict)   # {move: real visits} of the root's children
 
 
 class Search:
@@ -491,6 +492,11 @@ class Search:
         return self._eg
 
     def _result(self, done, seconds, stopped_by):
+        res = self._decide(done, seconds, stopped_by)
+        res.child_visits = {int(c[0]): float(c[1]) for c in self.tree.children()}
+        return res
+
+    def _decide(self, done, seconds, stopped_by):
         an = self.analysis()
         nn = self.root_board.size ** 2
         if not an:

@@ -54,9 +54,9 @@ def test_game_record_counts_net_passes_and_memory():
 def test_each_side_has_its_own_evaluator():
     """A shared evaluator cache would give one side the net passes the
     other paid for; each colour gets its own evaluator in a worker."""
-    a, _ = experiment.make_engine(["prior.evaluator=uniform"], 9, side=1)
-    b, _ = experiment.make_engine(["prior.evaluator=uniform"], 9, side=2)
-    a2, _ = experiment.make_engine(["prior.evaluator=uniform", "search.seed=9"], 9, side=1)
+    a, _ = experiment.make_engine(["prior.evaluator=net"], 9, side=1)
+    b, _ = experiment.make_engine(["prior.evaluator=net"], 9, side=2)
+    a2, _ = experiment.make_engine(["prior.evaluator=net", "search.seed=9"], 9, side=1)
     a, b, a2 = (e.search().evaluator for e in (a, b, a2))
     assert a is not None and b is not None
     assert a is not b

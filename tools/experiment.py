@@ -150,19 +150,25 @@ _EVAL_CACHE = {}
 
 def make_engine(sets, size, side=0):
     """A Player (engine.player: the engine as GTP serves it, pass rule
-    included) for config overrides `sets`, and its config; the evaluator
-    is loaded once per worker process and side.  Each side has its own
-    evaluator, so its own cache of net outputs: a cache shared by both
-    would hand one side the forward passes the other paid for (at equal
+    included) for config overrides `sets`, and its config, built as GTP
+    builds it (engine.player.build_search: a missing net falls back to
+    the expert priors, or stops with NoNetError under net.required).  The
+    net is loaded once per worker process and side: each side has its own
+    evaluator, so its own cache of net outputs (a cache shared by both
+    would hand one side the forward passes the other paid for: at equal
     time, free simulations)."""
+    import dataclasses
     from engine import factory
     from engine.player import Player
     cfg = config_mod.load(None, sets)
-    key = (size, cfg.prior.evaluator, cfg.net, side)     # every [net] key (device, cache size...) counts
-    if key not in _EVAL_CACHE:
-        _EVAL_CACHE[key] = factory.load_evaluator(cfg, size)
-    ev = _EVAL_CACHE[key]
-    player = Player(cfg, search_factory=lambda c: factory.make_search(c, ev))
+    net_cfg = dataclasses.replace(cfg, prior=dataclasses.replace(cfg.prior, evaluator="net"))
+
+    def net_for_size(sz):
+        key = (sz, cfg.net, side)       # every [net] key (device, cache size...) counts
+        if key not in _EVAL_CACHE:
+            _EVAL_CACHE[key] = factory.load_evaluator(net_cfg, sz)
+        return _EVAL_CACHE[key]
+    player = Player(cfg, evaluator_factory=net_for_size)
     player.new_game(size)
     return player, cfg
 
@@ -199,7 +205,7 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=No
         if p.game.board.passes >= 2:
             break
     b = players[BLACK].game.board
-    score = b.score(komi)
+    score = players[BLACK].final_score()        # dead stones estimated, as every tool scores
     if winner is None:
         if b.passes < 2:
             reason = "move cap"

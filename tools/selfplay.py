@@ -61,7 +61,7 @@ def play_one(cfg, index, size, komi, base_seed, move_limit=None, data=None):
     ``data["visits"]`` and ``data["root_values"]``."""
     import numpy as np
     from engine.player import Player
-    from engine.scoring import Estimate, fmt_score
+    from engine.scoring import fmt_score
     seed = (base_seed + index) % (2**63 - 1) or 1
     cfg = configmod.replace(cfg, **{"search.seed": seed})
     eng = Player(cfg)
@@ -79,10 +79,8 @@ def play_one(cfg, index, size, komi, base_seed, move_limit=None, data=None):
         if data is not None and move >= 0:
             pi = np.zeros(size * size + 1, np.float32)
             res = eng.last.get("result")
-            tree = eng.search().tree if res is not None else None
-            if tree is not None:
-                for ch in tree.children():
-                    pi[ch[0]] = ch[1]
+            for m, n in (res.child_visits if res is not None else {}).items():
+                pi[m] = n
             if pi.sum() <= 0:
                 pi[move] = 1.0
             data["visits"].append((pi / pi.sum()).astype(np.float16))
@@ -93,8 +91,7 @@ def play_one(cfg, index, size, komi, base_seed, move_limit=None, data=None):
         elif game.consecutive_passes() >= 2:
             break
     if result is None:
-        est = Estimate(game.board, komi, cfg.gtp.score_playouts, seed=seed)
-        result = fmt_score(est.score)
+        result = fmt_score(eng.final_score())
         reason = reason or "two passes; scored with the dead-stone estimate"
     game.result = result
     game.properties.update({"PB": f"{cfg.gtp.name}", "PW": f"{cfg.gtp.name}", "GN": f"selfplay {index + 1}",
