@@ -192,7 +192,7 @@ class Evaluator:
         metadata file next to the weights, when there is one, must agree on
         the input planes and the heads."""
         import torch
-        from nets.model import PolicyNet
+        from nets.model import build as build_model
         if isinstance(path_or_size, (int, np.integer)):
             size = int(path_or_size)
             path = weights_path(size, weights_dir)
@@ -224,7 +224,7 @@ class Evaluator:
         if need_value and not cfg.value_head:
             raise WeightsError(f"{path}: the net has no value head (heads {cfg.heads}), "
                                f"and the config mixes the value in (tree.value_lambda > 0)")
-        model = PolicyNet(cfg)
+        model = build_model(cfg)
         try:
             model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)
         except RuntimeError as e:

@@ -216,5 +216,8 @@ def masked_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     return torch.nan_to_num(p, nan=0.0)
 
 
-def build(config: ModelConfig | None = None, **kw) -> PolicyNet:
+def build(config: ModelConfig | None = None, **kw) -> nn.Module:
+    """The one place a net is made from its config: the evaluator (loading
+    weights) and the trainer call it.  A new architecture is a ModelConfig
+    setting that this function reads (docs/HACKING.md)."""
     return PolicyNet(config, **kw)

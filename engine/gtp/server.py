@@ -1087,8 +1087,3 @@ def _clean(text):
             ln = " "
         out.append(ln)
     return "\n".join(out).rstrip() if len(out) > 1 else out[0]
-
-
-def main(cfg, inp=None, out=None):
-    """Serve GTP on stdin/stdout with this config (gtp_main.py)."""
-    GtpServer(cfg, out=out).serve(inp)
