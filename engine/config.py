@@ -28,6 +28,7 @@ experiments (``tools.experiment.Experiment`` and ``Variant``).
 import dataclasses
 from dataclasses import dataclass, field, fields
 
+from board_ext.playout import POLICIES     # the rollout registry: its names are the choices
 from tomlconf import (ConfigError, Text, _f, _toml_text, _type, build_table, load_flat, merge, read,  # noqa: F401
                       setting)
 
@@ -44,7 +45,7 @@ class SearchConfig:
     c_puct: float = _f(1.5, 0.0, 20.0, doc="search.tree = uct: PUCT constant (AlphaGo)")
     rave: bool = _f(False, doc="search.tree = uct: blend AMAF values of expanded children (Gelly & Silver)")
     rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="search.tree = uct: RAVE equivalence parameter k")
-    rollout: str = _f("expert", choices=("random", "expert", "moggy", "bhrf"), doc="rollout policy")
+    rollout: str = _f("expert", choices=tuple(POLICIES) + ("bhrf",), doc="rollout policy")
     threads: int = _f(1, 1, 2, doc="search threads (root parallel processes)")
     reuse_tree: bool = _f(True, doc="keep the subtree of the played move")
     resign_threshold: float = _f(0.0, 0.0, 0.5, doc="resign below this win rate; 0 = never")
@@ -132,7 +133,7 @@ class BhrfConfig:
                       doc="reply selection process: the paper's two, or uniform over the playable replies "
                           "(soft-UCT with equal weights, a deviation)")
     b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
-    fallback: str = _f("random", choices=("random", "expert", "moggy"), doc="default rollout policy")
+    fallback: str = _f("random", choices=tuple(POLICIES), doc="default rollout policy")
     max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")
     capacity: int = _f(1_000_000, 1000, 100_000_000,
                        doc="most pattern nodes kept; when full, known patterns still learn and no new one "

@@ -331,3 +331,25 @@ def test_bad_rules_params_and_analysis_options_leave_the_state_as_it_was(eng):
     assert eng.cfg.gtp.rules == "japanese" and eng.cfg.search.playouts == 77
     assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "TERRITORY"
     assert eng.game.move_number == 2
+
+
+def test_a_command_added_as_hacking_says_is_served(monkeypatch):
+    """docs/HACKING.md's recipe: a COMMAND_HELP entry and a cmd_ method."""
+    from engine.gtp import server
+    monkeypatch.setitem(server.COMMAND_HELP, "stones-count", "stones on the board")
+
+    class Served(server.GtpServer):
+        def cmd_stones_count(self, args):
+            if args:
+                raise server.GtpFail("stones-count takes no arguments")
+            b = self.player.game.board
+            return str(sum(1 for p in range(b.size * b.size) if b.color_at(p)))
+
+    import os
+    from engine.config import load
+    from tests.conftest import SMALL
+    eng = Served(load(None, SMALL), out=open(os.devnull, "w"))
+    ok(eng, "play b C3")
+    assert ok(eng, "stones-count") == "1"
+    assert "stones-count" in ok(eng, "list_commands").split()
+    fail(eng, "stones-count 3")
