@@ -36,7 +36,7 @@ import time
 from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import config as configmod
 from engine import coords
-from engine.game import Game, GameError, SgfError, opponent
+from engine.game import Game, GameError, SgfError
 from engine.endgame import Endgame
 from engine.scoring import Estimate
 from engine.timecontrol import TimeControl, TimeError

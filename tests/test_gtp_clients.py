@@ -6,7 +6,6 @@ import json
 import os
 import re
 import subprocess
-import time
 
 import pytest
 
@@ -202,10 +201,8 @@ def test_full_game_against_gnugo_through_match(tmp_path):
     from tools.match import our_engine_command, play_match, format_table
     ours = our_engine_command(None, ["search.playouts=200", "gtp.score_playouts=100", "search.seed=3",
                                      "prior.evaluator=none"])
-    t0 = time.time()
     res = play_match(ours, f"{GNUGO} --mode gtp --level 1", 1, 9, 7.0, str(tmp_path), 1,
                      names=("gomcts", "gnugo"), move_timeout=60, progress=False)
-    assert time.time() - t0 < 90
     g = res["games"][0]
     assert not g["result"].endswith("+F"), g["reason"]
     assert g["result"].endswith("+R") or g["scored_by"] == "referee", g
@@ -213,11 +210,11 @@ def test_full_game_against_gnugo_through_match(tmp_path):
     sgf = (tmp_path / g["sgf"]).read_text()
     assert sgf.startswith("(;") and f"RE[{g['result']}]" in sgf and "winrate" in sgf
     assert "gomcts" in format_table(res)
-    # a rerun resumes: nothing is replayed
-    t1 = time.time()
+    # a rerun resumes: nothing is replayed (the game's record is not written again)
+    before = (tmp_path / g["sgf"]).stat().st_mtime_ns
     res2 = play_match(ours, f"{GNUGO} --mode gtp --level 1", 1, 9, 7.0, str(tmp_path), 1,
                       names=("gomcts", "gnugo"), progress=False)
-    assert time.time() - t1 < 5 and res2["games"] == res["games"]
+    assert res2["games"] == res["games"] and (tmp_path / g["sgf"]).stat().st_mtime_ns == before
     data = json.loads((tmp_path / "results.json").read_text())
     assert data["summary"]["a"]["games"] == 1
 

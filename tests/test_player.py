@@ -54,10 +54,10 @@ def test_genmove_is_deterministic_for_a_seed():
 
 
 def test_budget_and_info_callback():
-    p = player()
+    p = player("search.early_stop=false")
     infos = []
     p.genmove(BLACK, budget=(200, None), on_info=infos.append, info_interval=1e-6)
-    assert p.last["result"].playouts == 200 or p.last["result"].stopped_by == "early"
+    assert p.last["result"].playouts == 200 and p.last["result"].stopped_by == "budget"
     assert infos and all(isinstance(r, list) and "visits" in r[0] for r in infos)
 
 
