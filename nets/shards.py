@@ -40,12 +40,21 @@ def make_shard(moves, is_label, offsets, seeds, scores, size, level, komi, **ext
 
 
 def save_shard(path, arrays):
-    """np.savez_compressed to a temporary file, renamed into place (0644):
-    a killed run leaves no partial shard."""
-    tmp = path + ".tmp.npz"
-    np.savez_compressed(tmp, **arrays)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, path)
+    """np.savez_compressed to a hidden temporary file (``.NAME.tmp``, which
+    no ``*.npz`` pattern matches), renamed into place (0644): a killed run
+    leaves no partial shard, and an interrupted write removes its
+    temporary file."""
+    d, name = os.path.split(path)
+    tmp = os.path.join(d, f".{name}.tmp")
+    try:
+        with open(tmp, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 def load_shard(path):

@@ -61,7 +61,7 @@ def test_ctrl_c_ends_datagen_with_one_line(tmp_path):
     have = len(list(out.glob("L01_*.npz")))
     assert have >= 1 and lines == [f"datagen: interrupted; {have} of 400 shards are in {out} "
                                    f"(the same command resumes)"], err
-    assert not list(out.glob("*.tmp*"))
+    assert not list(out.glob("*.tmp*")) and not list(out.glob(".*tmp*"))
 
 
 def test_a_shard_that_does_not_add_up_is_named(tmp_path):
