@@ -66,15 +66,18 @@ def available_sizes(weights_dir: str = WEIGHTS_DIR) -> list[int]:
     return sorted(out)
 
 
-def config_from_state_dict(sd: dict, where: str = "weights"):
-    """The ModelConfig that the tensor shapes of ``sd`` describe, or WeightsError."""
+def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = None):
+    """The ModelConfig that the tensor shapes of ``sd`` describe, or
+    WeightsError.  A fully convolutional net (``policy_conv``) fits every
+    board size: ``size`` says which (the metadata's, or the one asked for)."""
     from nets.model import ModelConfig
     convs = []
     i = 1
     while f"conv{i}.weight" in sd:
         convs.append(sd[f"conv{i}.weight"])
         i += 1
-    if not convs or "fc.weight" not in sd:
+    conv_heads = "policy_conv.weight" in sd
+    if not convs or ("fc.weight" not in sd and not conv_heads):
         raise WeightsError(f"{where}: not a PolicyNet state_dict (expected keys conv1.weight.."
                            f"conv7.weight, fc.weight; found {sorted(sd)[:8]}...)")
     widths = tuple(int(w.shape[0]) for w in convs)
@@ -85,6 +88,18 @@ def config_from_state_dict(sd: dict, where: str = "weights"):
             raise WeightsError(f"{where}: conv{k}.weight has shape {tuple(w.shape)}, "
                                f"inconsistent with conv{k - 1} ({widths[k - 2]} filters)")
     value_head = "value_conv.weight" in sd
+    if conv_heads:
+        if size is None:
+            raise WeightsError(f"{where}: a fully convolutional net needs its board size "
+                               f"(the metadata's model_config.board_size, or the size asked for)")
+        if tuple(sd["policy_conv.weight"].shape) != (1, widths[-1], 1, 1):
+            raise WeightsError(f"{where}: policy_conv.weight has shape "
+                               f"{tuple(sd['policy_conv.weight'].shape)}, expected (1, {widths[-1]}, 1, 1)")
+        try:
+            return ModelConfig(board_size=size, in_planes=in_planes, widths=widths, kernels=kernels,
+                               value_head=value_head, policy_head="conv")
+        except ValueError as e:
+            raise WeightsError(f"{where}: {e}") from None
     n_moves, fc_in = (int(s) for s in sd["fc.weight"].shape)
     n = int(round((n_moves - 1) ** 0.5))
     if n * n + 1 != n_moves or fc_in != widths[-1] * n * n:
@@ -95,6 +110,17 @@ def config_from_state_dict(sd: dict, where: str = "weights"):
                            value_head=value_head)
     except ValueError as e:
         raise WeightsError(f"{where}: {e}") from None
+
+
+def _metadata_size(path: str):
+    """The board size in the metadata file next to the weights, or None."""
+    import json
+    meta = os.path.splitext(path)[0] + ".json"
+    try:
+        with open(meta) as f:
+            return int(json.load(f)["model_config"]["board_size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
 
 
 def check_metadata(path: str, cfg) -> None:
@@ -213,7 +239,7 @@ class Evaluator:
             sd = sd["state_dict"]
         if not isinstance(sd, dict):
             raise WeightsError(f"{path}: expected a state_dict, found {type(sd).__name__}")
-        cfg = config_from_state_dict(sd, path)
+        cfg = config_from_state_dict(sd, path, size=size or _metadata_size(path))
         if size is not None and cfg.board_size != size:
             raise WeightsError(f"{path}: weights are for {cfg.board_size}x{cfg.board_size}, "
                                f"expected {size}x{size}")

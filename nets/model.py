@@ -51,6 +51,7 @@ from board_ext.features import NUM_PLANES, NUM_PLANES_V1
 CS_WIDTHS = (64, 64, 64, 48, 48, 32, 32)
 CS_KERNELS = (7, 5, 5, 5, 5, 5, 5)
 VALUE_HIDDEN = 64
+VALUE_PLANES = 32       # policy_head = "conv": the value's 1x1 features, averaged over the board
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,7 @@ class ModelConfig:
     widths: tuple = CS_WIDTHS
     kernels: tuple = CS_KERNELS
     value_head: bool = False
+    policy_head: str = "fc"      # "fc" (Clark-Storkey) or "conv": every board size with the same weights
 
     def __post_init__(self):
         object.__setattr__(self, "widths", tuple(int(w) for w in self.widths))
@@ -75,6 +77,8 @@ class ModelConfig:
         if self.in_planes not in PLANE_COUNTS:
             raise ValueError(f"in_planes must be one of {PLANE_COUNTS}, got {self.in_planes}")
         object.__setattr__(self, "value_head", bool(self.value_head))
+        if self.policy_head not in ("fc", "conv"):
+            raise ValueError(f"policy_head must be fc or conv, got {self.policy_head!r}")
 
     @property
     def name(self) -> str:
@@ -85,6 +89,8 @@ class ModelConfig:
             base += f"-p{self.in_planes}"
         if self.value_head:
             base += "-v"
+        if self.policy_head == "conv":
+            base += "-conv"
         return base
 
     @property
@@ -103,7 +109,7 @@ class ModelConfig:
     def to_dict(self) -> dict:
         return {"board_size": self.board_size, "in_planes": self.in_planes,
                 "widths": list(self.widths), "kernels": list(self.kernels),
-                "value_head": self.value_head}
+                "value_head": self.value_head, "policy_head": self.policy_head}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelConfig":
@@ -145,10 +151,23 @@ class PolicyNet(nn.Module):
             setattr(self, f"conv{i}", nn.Conv2d(c_in, w, k, padding=k // 2))
             c_in = w
         self.n_conv = len(config.widths)
-        self.fc = nn.Linear(config.widths[-1] * n * n, n * n + 1)
+        w = config.widths[-1]
+        self.conv_heads = config.policy_head == "conv"
+        if self.conv_heads:
+            # fully convolutional: a 1x1 convolution to one plane of move
+            # logits, the pass logit from the board-averaged features; the
+            # value from board-averaged 1x1 features.  No weight depends on n.
+            self.policy_conv = nn.Conv2d(w, 1, 1)
+            self.pass_fc = nn.Linear(w, 1)
+        else:
+            self.fc = nn.Linear(w * n * n, n * n + 1)
         if config.value_head:
-            self.value_conv = nn.Conv2d(config.widths[-1], 2, 1)
-            self.value_fc1 = nn.Linear(2 * n * n, VALUE_HIDDEN)
+            if self.conv_heads:
+                self.value_conv = nn.Conv2d(w, VALUE_PLANES, 1)
+                self.value_fc1 = nn.Linear(VALUE_PLANES, VALUE_HIDDEN)
+            else:
+                self.value_conv = nn.Conv2d(w, 2, 1)
+                self.value_fc1 = nn.Linear(2 * n * n, VALUE_HIDDEN)
             self.value_fc2 = nn.Linear(VALUE_HIDDEN, 1)
         self.reset_parameters()
 
@@ -159,8 +178,10 @@ class PolicyNet(nn.Module):
         for conv in self.convs:
             nn.init.kaiming_normal_(conv.weight, nonlinearity="relu")
             nn.init.zeros_(conv.bias)
-        nn.init.normal_(self.fc.weight, std=(1.0 / self.fc.in_features) ** 0.5)
-        nn.init.zeros_(self.fc.bias)
+        for lin in ((self.policy_conv, self.pass_fc) if self.conv_heads else (self.fc,)):
+            fan_in = lin.weight[0].numel()
+            nn.init.normal_(lin.weight, std=(1.0 / fan_in) ** 0.5)
+            nn.init.zeros_(lin.bias)
         if self.config.value_head:
             for layer in (self.value_conv, self.value_fc1):
                 nn.init.kaiming_normal_(layer.weight, nonlinearity="relu")
@@ -185,6 +206,9 @@ class PolicyNet(nn.Module):
         return self.features(x)
 
     def head(self, feats: torch.Tensor) -> torch.Tensor:
+        if self.conv_heads:
+            return torch.cat([torch.flatten(self.policy_conv(feats), 1),
+                              self.pass_fc(feats.mean(dim=(2, 3)))], dim=1)
         return self.fc(torch.flatten(feats, 1))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -198,7 +222,8 @@ class PolicyNet(nn.Module):
     def value_logit(self, feats: torch.Tensor) -> torch.Tensor:
         """(B,) logit of the side to move winning, from Conv7 activations."""
         v = F.relu(self.value_conv(feats))
-        v = F.relu(self.value_fc1(torch.flatten(v, 1)))
+        v = v.mean(dim=(2, 3)) if self.conv_heads else torch.flatten(v, 1)
+        v = F.relu(self.value_fc1(v))
         return self.value_fc2(v).squeeze(1)
 
     def forward_all(self, x: torch.Tensor):

@@ -545,3 +545,26 @@ def test_net_precision_reaches_the_evaluator(tmp_path):
     assert np.abs(p32 - p16).max() < 0.02 and not np.array_equal(p32, p16)
     with pytest.raises(config.ConfigError, match="net.precision"):
         config.load(None, ["net.precision=fp8"])
+
+
+def test_a_fully_convolutional_net_serves_every_board_size(tmp_path):
+    """policy_head = "conv": the same weights on 7x7 and 9x9; the board size
+    comes from the metadata or the size asked for, never guessed."""
+    import json
+    import torch
+    from nets.evaluator import Evaluator, WeightsError, config_from_state_dict
+    from nets.model import ModelConfig, build
+    cfg = ModelConfig(board_size=9, widths=(8,) * 3, kernels=(3,) * 3, value_head=True, policy_head="conv")
+    m = build(cfg)
+    sd = m.state_dict()
+    assert "fc.weight" not in sd and cfg.name.endswith("-conv")
+    assert config_from_state_dict(sd, size=7) == ModelConfig(**dict(cfg.to_dict(), board_size=7))
+    with pytest.raises(WeightsError, match="needs its board size"):
+        config_from_state_dict(sd)
+    path = tmp_path / "any.pt"
+    torch.save({k: v.half() for k, v in sd.items()}, path)
+    (tmp_path / "any.json").write_text(json.dumps({"model_config": dict(cfg.to_dict(), board_size=7)}))
+    ev = Evaluator.load(str(path), threads=1)
+    assert ev.board_size == 7 and ev.has_value
+    pri, _ = ev.evaluate([Board(7)])
+    assert pri.shape == (1, 50) and abs(float(pri[0].sum()) - 1.0) < 1e-3
