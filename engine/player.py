@@ -646,6 +646,18 @@ class Player:
         self._avoid(s, avoid)
         return Thinking(s, "analyze", on_info, interval)      # started by the caller
 
+    def scored_rows(self, color, on_info, avoid=()):
+        """``on_info`` for analyses that show scores: it gets the rows as
+        engine.analysis.Rows, each with ``scoreLead`` and ``scoreStdev``
+        and the root's ``ownership``, for ``color``, in the position of now
+        (genmove plays on)."""
+        from engine.analysis import ScoredRows
+        sc = ScoredRows(self, color, self.size)
+
+        def wrapped(rows):
+            on_info(sc.annotate(rows, avoid))
+        return wrapped
+
     def _avoid(self, s, avoid):
         """Forbid ``avoid`` at the root of ``s`` (Search.set_root_avoid) for
         this search only; a search without that method (root-parallel) is

@@ -220,3 +220,15 @@ def test_set_option_refuses_what_cannot_change_mid_game(key):
     with pytest.raises(OptionError, match="cannot change mid-game"):
         p.set_option(key, "9")
     assert p.option(key) == load(None, SMALL).__getattribute__("gtp").__getattribute__(key.split(".")[1])
+
+
+def test_scored_rows_carry_lead_and_ownership():
+    """The engine computes kata-analyze's score lead and ownership; GTP only formats them."""
+    p = player("search.early_stop=false", "gtp.score_playouts=40", "gtp.move_score_playouts=8")
+    got = []
+    p.genmove(BLACK, budget=(100, None), on_info=p.scored_rows(BLACK, got.append), info_interval=1e-6)
+    rows = got[-1]
+    n = p.size * p.size
+    assert len(rows.ownership) == n and all(-1 <= v <= 1 for v in rows.ownership)
+    assert all("scoreLead" in r and r["scoreStdev"] >= 0 for r in rows)
+    assert sum(1 for r in rows if r["visits"] > 0) >= 1

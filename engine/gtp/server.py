@@ -371,9 +371,7 @@ class GtpServer:
         minmoves, maxmoves = opts.get("minmoves", 0), opts.get("maxmoves", 0)
         avoid = opts.get("avoid") or ()
         kata = opts.get("kata", False)
-        scores = opts.get("scores")
         parts = []
-        fresh = 0
         for r in rows:
             if maxmoves and len(parts) >= maxmoves:
                 break
@@ -387,8 +385,7 @@ class GtpServer:
             lcb = min(1.0, max(0.0, float(r.get("lcb", wr))))
             prior = min(1.0, max(0.0, float(r.get("prior", 0.0))))
             if kata:
-                lead, sd, new = scores.move(r["move"], allow_new=fresh < _SCORED_PER_LINE)
-                fresh += new
+                lead, sd = r.get("scoreLead", 0.0), r.get("scoreStdev", 0.0)
                 # KataGo's fields in KataGo's order; the playout mean is the
                 # lead, the mean and the self-play score at once
                 parts.append(f"info move {mv} visits {visits} utility {2 * wr - 1:.6g} winrate {wr:.6g} "
@@ -398,8 +395,11 @@ class GtpServer:
             else:
                 parts.append(f"info move {mv} visits {visits} winrate {_permyriad(wr)} "
                              f"prior {_permyriad(prior)} lcb {_permyriad(lcb)} order {order} pv {pv}")
-        if opts.get("ownership") and scores is not None:
-            parts.append("ownership " + " ".join(f"{round(v, 4) or 0.0:g}" for v in scores.ownership_rows()))
+        own = getattr(rows, "ownership", None)
+        if opts.get("ownership") and own is not None:
+            n = self.size         # KataGo's order: the top row (A19 on 19x19) first, left to right
+            rows_top_first = [own[y * n + x] for y in range(n - 1, -1, -1) for x in range(n)]
+            parts.append("ownership " + " ".join(f"{round(v, 4) or 0.0:g}" for v in rows_top_first))
         return " ".join(parts)
 
     def _emit_info(self, rows, opts):
@@ -411,14 +411,15 @@ class GtpServer:
         if line:
             self._write(line + "\n")
 
-    def _emit_analysis(self, analysis, opts):
-        """Info line of the rows ``analysis()`` gives."""
+    def _emit_analysis(self, analysis, on_info):
+        """An info line of the rows ``analysis()`` gives, through ``on_info``
+        (the callback of :meth:`_info_callback`)."""
         try:
             rows = analysis()
         except Exception:
             log.exception("analysis line failed")
             return
-        self._emit_info(rows, opts)
+        on_info(rows)
 
     def _parse_analyze_args(self, args, need_color, kata=False):
         """[COLOR] [INTERVAL] then key/value pairs: interval CS, minmoves N,
@@ -499,17 +500,21 @@ class GtpServer:
                 out.append(self.vertex(part))
         return out
 
-    def _with_scores(self, color, opts):
+    def _info_callback(self, color, opts):
+        """on_info for the Player: an info line per call; KataGo's fields
+        ask the Player for rows that carry score lead and ownership
+        (Player.scored_rows), which this layer only formats."""
+        def emit(rows):
+            self._emit_info(rows, opts)
         if opts["kata"] or opts["ownership"]:
-            opts["scores"] = _Scores(self.player, color, self.size)
-        return opts
+            return self.player.scored_rows(color, emit, avoid=opts["avoid"])
+        return emit
 
     def _stream_analysis(self, color, interval, opts):
         """lz-analyze/analyze/kata-analyze: '=' then info lines every
         interval until the next input line, then the closing blank line."""
-        self._with_scores(color, opts)
-        thinking = self.player.analyze(color, lambda rows: self._emit_info(rows, opts), interval,
-                                       avoid=opts["avoid"])
+        on_info = self._info_callback(color, opts)
+        thinking = self.player.analyze(color, on_info, interval, avoid=opts["avoid"])
         self._write(f"={self._cid}\n")
         self._streamed = True
         if self._sync:
@@ -518,7 +523,7 @@ class GtpServer:
         thinking.start()
         while not self._wait_for_input(interval):
             if thinking.done.is_set():   # the search ended by itself (pool full): repeat its result
-                self._emit_analysis(thinking.search.analysis, opts)
+                self._emit_analysis(thinking.search.analysis, on_info)
         thinking.stop()
         self._write("\n")
 
@@ -981,11 +986,11 @@ class GtpServer:
         if not args:
             raise GtpFail(f"syntax error: {name} COLOR [INTERVAL] [KEY VALUE ...]")
         color, interval, opts = self._parse_analyze_args(args, need_color=True, kata=kata)
-        self._with_scores(color, opts)
+        on_info = self._info_callback(color, opts)
         self._write(f"={self._cid}\n")
         self._streamed = True
         try:
-            move = self.player.genmove(color, play=True, on_info=lambda rows: self._emit_info(rows, opts),
+            move = self.player.genmove(color, play=True, on_info=on_info,
                                        info_interval=interval, avoid=opts["avoid"])
         except (GtpFail, PlayerError) as e:
             log.error("%s failed: %s", name, e)
@@ -993,7 +998,7 @@ class GtpServer:
         if move is not None:
             p = self.player
             if p.last and p.last.get("result") is not None and p.search_built is not None:
-                self._emit_analysis(p.last_analysis, opts)
+                self._emit_analysis(p.last_analysis, on_info)
             self._write(f"play {self.vtx(move)}\n")
         self._write("\n")
 
@@ -1012,54 +1017,6 @@ _KATA_RULES = {"chinese": "chinese", "chinese-kgs": "chinese", "chinese-ogs": "c
                "bga": "aga", "new-zealand": "new_zealand", "new_zealand": "new_zealand",
                "japanese": "japanese", "korean": "japanese"}
 
-_SCORED_PER_LINE = 8     # candidates whose own score playouts may run for one info line
-
-
-class _Scores:
-    """Score fields and ownership of one analysis (kata-analyze,
-    ``ownership true``), from dedicated playouts (engine.player's
-    :meth:`score_stats`), from the point of view of ``color``: the root's
-    over ``gtp.score_playouts`` playouts, each candidate's over
-    ``gtp.move_score_playouts`` playouts after it, computed once per move
-    (the position does not change during an analysis) and at most
-    :data:`_SCORED_PER_LINE` new moves per line; a candidate still waiting
-    for its playouts shows the root's values."""
-
-    def __init__(self, player, color, size):
-        self.player, self.color, self.size = player, color, size
-        self.sign = 1.0 if color == BLACK else -1.0
-        self.board = player.game.board.copy()      # the analysed position (genmove plays on)
-        self._root = None
-        self._moves = {}
-
-    def root(self):
-        if self._root is None:
-            own, mean, sd = self.player.score_stats(self.color, board=self.board)
-            self._root = ([self.sign * v for v in own], self.sign * mean, sd)
-        return self._root
-
-    def move(self, m, allow_new=True):
-        """(lead, stdev, computed now) for candidate ``m``."""
-        got = self._moves.get(m)
-        if got is not None:
-            return got[0], got[1], False
-        if not allow_new:
-            r = self.root()
-            return r[1], r[2], False
-        try:
-            _own, mean, sd = self.player.score_stats(
-                self.color, m, self.player.cfg.gtp.move_score_playouts, board=self.board)
-        except Exception:
-            log.exception("score playouts after %s failed", m)
-            r = self.root()
-            return r[1], r[2], False
-        self._moves[m] = (self.sign * mean, sd)
-        return self.sign * mean, sd, True
-
-    def ownership_rows(self):
-        """size*size values, top row (A19 on 19x19) first, left to right."""
-        own, n = self.root()[0], self.size
-        return [own[y * n + x] for y in range(n - 1, -1, -1) for x in range(n)]
 
 
 def _permyriad(x):
