@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from tools import experiment  # noqa: E402
 
 COMMON = ["search.rollout=expert", "search.early_stop=false", "prior.evaluator=net",
-          "prior.cnn_strength=200", "prior.dcnn_nodes=all", "search.playouts=1000000000"]
+          "uct.cnn_strength=200", "prior.dcnn_nodes=all", "search.playouts=1000000000"]
 MEMORY = ["memory.enabled=true", "memory.M=50", "memory.tau=0.1"]
 
 

@@ -897,10 +897,10 @@ def set_moggy_rates(**rates):
 def _check_rates(rates):
     for name, v in rates.items():
         if name not in RULE_NAMES:
-            raise ValueError(f"rollout.{name}: unknown moggy rule (known: {', '.join(RULE_NAMES)})")
+            raise ValueError(f"moggy.{name}: unknown moggy rule (known: {', '.join(RULE_NAMES)})")
         v = float(v)
         if not 0.0 <= v <= 1.0:
-            raise ValueError(f"rollout.{name}: probability {v} is outside [0, 1]")
+            raise ValueError(f"moggy.{name}: probability {v} is outside [0, 1]")
 
 
 cdef class MoggyRates:

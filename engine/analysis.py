@@ -21,8 +21,8 @@ class ScoredRows:
     """Score fields and ownership of one analysis (kata-analyze,
     ``ownership true``), from dedicated playouts (engine.player's
     :meth:`score_stats`), from the point of view of ``color``: the root's
-    over ``gtp.score_playouts`` playouts, each candidate's over
-    ``gtp.move_score_playouts`` playouts after it, computed once per move
+    over ``player.score_playouts`` playouts, each candidate's over
+    ``player.move_score_playouts`` playouts after it, computed once per move
     (the position does not change during an analysis) and at most
     :data:`_SCORED_PER_LINE` new moves per line; a candidate still waiting
     for its playouts shows the root's values."""
@@ -50,7 +50,7 @@ class ScoredRows:
             return r[1], r[2], False
         try:
             _own, mean, sd = self.player.score_stats(
-                self.color, m, self.player.cfg.gtp.move_score_playouts, board=self.board)
+                self.color, m, self.player.cfg.player.move_score_playouts, board=self.board)
         except Exception:
             log.exception("score playouts after %s failed", m)
             r = self.root()

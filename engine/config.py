@@ -1,7 +1,7 @@
 """Configuration: frozen dataclasses, the only home of defaults.
 
 One table per component (``[search]``, ``[prior]``, ``[pool]``, ``[time]``,
-``[memory]``, ``[bhrf]``, ``[rollout]``, ``[net]``, ``[gtp]``).  ``load(path, overrides)``
+``[memory]``, ``[bhrf]``, ``[moggy]``, ``[uct]``, ``[net]``, ``[player]``, ``[gtp]``).  ``load(path, overrides)``
 reads TOML, applies ``--set table.key=value`` overrides, range-checks every
 value and rejects unknown keys by name (``ConfigError``).
 
@@ -40,11 +40,6 @@ class SearchConfig:
     tree: str = _f("rave", choices=("rave", "uct"),
                    doc="rave: every child at once with prior knowledge and RAVE ([tree]; Fuego/Pachi style); "
                        "uct: one node a simulation, UCB1/PUCT, net priors on the first dcnn_nodes (the first round's)")
-    policy: str = _f("ucb1", choices=("ucb1", "puct"), doc="tree policy of search.tree = uct")
-    K: float = _f(0.7, 0.0, 10.0, doc="search.tree = uct: UCB1 exploration constant (Powley et al.; rewards in [0,1])")
-    c_puct: float = _f(1.5, 0.0, 20.0, doc="search.tree = uct: PUCT constant (AlphaGo)")
-    rave: bool = _f(False, doc="search.tree = uct: blend AMAF values of expanded children (Gelly & Silver)")
-    rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="search.tree = uct: RAVE equivalence parameter k")
     rollout: str = _f("expert", choices=tuple(POLICIES) + ("bhrf",), doc="rollout policy")
     threads: int = _f(1, 1, 2, doc="search threads (root parallel processes)")
     reuse_tree: bool = _f(True, doc="keep the subtree of the played move")
@@ -54,7 +49,7 @@ class SearchConfig:
     seed: int = _f(0, 0, 2**63 - 1, doc="random seed; 0 = from the clock")
     early_stop: bool = _f(True, doc="stop when the best move cannot be overtaken")
     pass_when_won: bool = _f(True, doc="pass after the opponent's pass when the count, dead stones "
-                             "estimated by gtp.score_playouts playouts, is ours")
+                             "estimated by player.score_playouts playouts, is ours")
     batch_size: int = _f(8, 1, 256, doc="leaves evaluated per net call (virtual loss)")
     virtual_loss: float = _f(1.0, 0.0, 100.0, doc="visits of virtual loss per pending leaf")
     max_rollout_moves: int = _f(0, 0, 2000, doc="rollout move cap; 0 = 3*N*N")
@@ -81,14 +76,25 @@ class TreeConfig:
 
 
 @dataclass(frozen=True)
+class UctConfig:
+    """The first round's tree (search.tree = uct; engine/tree_uct.pyx)."""
+    policy: str = _f("ucb1", choices=("ucb1", "puct"), doc="selection rule: UCB1 or PUCT")
+    K: float = _f(0.7, 0.0, 10.0, doc="UCB1 exploration constant (Powley et al.; rewards in [0,1])")
+    K_prior: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with net priors (0: the prior visits "
+                        "explore, as in Fuego/libEGO)")
+    c_puct: float = _f(1.5, 0.0, 20.0, doc="PUCT constant (AlphaGo)")
+    rave: bool = _f(False, doc="blend AMAF values of expanded children (Gelly & Silver)")
+    rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="RAVE equivalence parameter k")
+    cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits of the net's priors (M-MCTS paper)")
+
+
+@dataclass(frozen=True)
 class PriorConfig:
     evaluator: str = _f("net", choices=("none", "uniform", "expert", "net"),
                         doc="where priors come from (net: expert if no weights for the size; "
                             "expert: prior knowledge from the expert policy's rules, no net)")
-    cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits (M-MCTS paper)")
     dcnn_nodes: int = _f(100, 0, 10**9, words={"all": 10**9, "none": 0},
                          doc='the net (evaluator) is asked for at most n nodes of a search; "all" = every node, "none" = 0')
-    K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with priors (0: the prior visits explore, as in Fuego/libEGO)")
 
 
 @dataclass(frozen=True)
@@ -152,7 +158,7 @@ class BhrfConfig:
 
 
 @dataclass(frozen=True)
-class RolloutConfig:
+class MoggyConfig:
     """The moggy rollout policy's rules (board_ext/playout.pyx), in the order
     they are tried, each with the probability that it is tried at a move."""
     capture: float = _f(0.9, 0.0, 1.0, doc="moggy: take the last move's chain in atari (probability)")
@@ -185,8 +191,13 @@ class GtpConfig:
     name: str = _f("gomcts", doc="engine name for the GTP name command")
     boardsize: int = _f(19, 2, 19, doc="initial board size")
     komi: float = _f(7.5, -1000.0, 1000.0, doc="initial komi")
-    ponder: bool = _f(False, doc="think on the opponent's time")
     log_file: str = _f("", doc="log to this file instead of stderr")
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    """The engine as users get it (engine/player.py, engine/endgame.py)."""
+    ponder: bool = _f(False, doc="think on the opponent's time")
     score_playouts: int = _f(400, 1, 10**6, doc="playouts for dead-stone estimates")
     rules: str = _f("chinese", choices=("chinese", "aga", "new_zealand", "japanese"),
                     doc="rules of final_score: area scoring, or territory scoring for japanese (the search "
@@ -202,14 +213,36 @@ class GtpConfig:
 class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
     tree: TreeConfig = field(default_factory=TreeConfig)
+    uct: UctConfig = field(default_factory=UctConfig)
     prior: PriorConfig = field(default_factory=PriorConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     time: TimeConfig = field(default_factory=TimeConfig)
     memory: MemoryCfg = field(default_factory=MemoryCfg)
     bhrf: BhrfConfig = field(default_factory=BhrfConfig)
-    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    moggy: MoggyConfig = field(default_factory=MoggyConfig)
     net: NetConfig = field(default_factory=NetConfig)
+    player: PlayerConfig = field(default_factory=PlayerConfig)
     gtp: GtpConfig = field(default_factory=GtpConfig)
+
+
+# Keys that moved to the table of what reads them: a config that still
+# spells the old name fails with a message naming the new one.
+RENAMED = {"search.K": "uct.K", "search.policy": "uct.policy", "search.c_puct": "uct.c_puct",
+           "search.rave": "uct.rave", "search.rave_equiv": "uct.rave_equiv", "prior.K": "uct.K_prior",
+           "prior.cnn_strength": "uct.cnn_strength",
+           **{f"gtp.{k}": f"player.{k}" for k in ("ponder", "score_playouts", "rules", "superko_play",
+                                                   "move_score_playouts")}}
+RENAMED_TABLES = {"rollout": "moggy"}
+
+
+def renamed(key):
+    """The new name of an old ``table.key``, or None."""
+    if key in RENAMED:
+        return RENAMED[key]
+    t, _, k = key.partition(".")
+    if t in RENAMED_TABLES:
+        return f"{RENAMED_TABLES[t]}.{k}"
+    return None
 
 
 def _check_cross(cfg):
@@ -228,6 +261,11 @@ def build(data):
     tables = {f.name: f for f in fields(Config)}
     out = {}
     for tname, tval in data.items():
+        if tname in RENAMED_TABLES:
+            raise ConfigError(f"config table '[{tname}]' is now '[{RENAMED_TABLES[tname]}]'")
+        for k in (tval if isinstance(tval, dict) else ()):
+            if f"{tname}.{k}" in RENAMED:
+                raise ConfigError(f"config key '{tname}.{k}' is now '{RENAMED[f'{tname}.{k}']}'")
         if tname not in tables:
             raise ConfigError(f"unknown config table '[{tname}]' (known: {', '.join(tables)})")
         if not isinstance(tval, dict):
@@ -257,15 +295,17 @@ def replace(cfg, **changes):
 
 # the banner over each table of configs/default.toml
 TABLE_NOTES = {
-    "search": "the MCTS driver (engine/search.py, engine/walk.pyx, engine/tree_uct.pyx)",
+    "search": "the MCTS driver (engine/search.py, engine/walk.pyx)",
     "tree": 'the rave tree (search.tree = "rave"; engine/tree_rave.pyx, board_ext/priors.pyx)',
     "prior": "move priors (the net; Gelly & Silver for search.tree = uct, the M-MCTS baseline)",
     "pool": "the fixed node pool and what happens when it is full (Powley et al.)",
     "time": "thinking time under a clock (engine/timecontrol.py)",
     "memory": "M-MCTS value memory (Xiao, Mei & Mueller, AAAI 2018)",
     "bhrf": "BHRF rollouts (Fabbri et al.)",
-    "rollout": "the moggy rollout policy (board_ext/playout.pyx): each rule, in this order, is tried\n"
-               "# with its probability; the first that finds a move plays it",
+    "uct": 'the first round\'s tree (search.tree = "uct"; engine/tree_uct.pyx), kept for the paper reproductions',
+    "moggy": "the moggy rollout policy (board_ext/playout.pyx): each rule, in this order, is tried\n"
+             "# with its probability; the first that finds a move plays it",
+    "player": "the engine as users get it: pondering, scoring, rules, the dead-stone estimate (engine/player.py)",
     "net": "the Clark & Storkey move-prediction net (nets/)",
     "gtp": "the GTP front end (engine/gtp/server.py)",
 }

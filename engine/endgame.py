@@ -28,7 +28,7 @@ class Endgame:
     Args:
         board: the position (engine board).
         komi: the game's komi.
-        playouts: the estimate's playouts (``gtp.score_playouts``).
+        playouts: the estimate's playouts (``player.score_playouts``).
         seed: the estimate's seed (the Player's, which its search shares).
         territory: japanese rules (territory count; cleanup by capture).
         net_priors: ``board -> priors`` (length nn+1) to rank moves with

@@ -103,7 +103,7 @@ def worker_search(cfg, size):
 
 def make_search(cfg, evaluator=None):
     """A Search, or a RootParallelSearch when search.threads > 1 (each
-    search passes the moggy rule probabilities of ``[rollout]`` to its own
+    search passes the moggy rule probabilities of ``[moggy]`` to its own
     trees; nothing is set process-wide)."""
     memory = make_memory(cfg, evaluator)
     if cfg.search.threads > 1:

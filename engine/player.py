@@ -162,7 +162,7 @@ class Player:
         self._evaluator_factory = evaluator_factory
         self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
         self.tc = TimeControl.from_config(self.cfg)
-        self.ponder = self.cfg.gtp.ponder
+        self.ponder = self.cfg.player.ponder
         self._search = None
         self._search_size = None
         self._size_bound = False         # the search's evaluator is for one board size
@@ -316,7 +316,7 @@ class Player:
     def play(self, color, move):
         """Play ``move`` (flat point; size*size = pass) for ``color``: a
         move the controller reports.  The controller is the arbiter: with
-        ``gtp.superko_play = accept`` a move legal under simple ko that only
+        ``player.superko_play = accept`` a move legal under simple ko that only
         repeats an earlier position is played (and logged), since
         controllers such as gomill and GNU Go's twogtp check simple ko only;
         the engine's own moves (genmove) always obey positional superko."""
@@ -326,13 +326,13 @@ class Player:
         try:
             game.play(color, move)
         except IllegalMove as e:
-            if e.reason == "superko" and self.cfg.gtp.superko_play == "accept":
+            if e.reason == "superko" and self.cfg.player.superko_play == "accept":
                 try:
                     game.play(color, move, superko=False)
                 except IllegalMove as e2:
                     raise IllegalMoveError(f"illegal move: {self.vtx(move)} {e2.reason}") from None
                 log.warning("accepted %s %s: it repeats an earlier position (positional superko; "
-                            "gtp.superko_play = accept)", "BW"[color - 1], self.vtx(move))
+                            "player.superko_play = accept)", "BW"[color - 1], self.vtx(move))
                 return
             raise IllegalMoveError(f"illegal move: {self.vtx(move)} {e.reason}") from None
 
@@ -349,7 +349,7 @@ class Player:
         if move == self.game.pass_move:
             return None
         r = self.game.board.illegal_reason(move, color)
-        if r == "superko" and self.cfg.gtp.superko_play == "accept":
+        if r == "superko" and self.cfg.player.superko_play == "accept":
             b = self.game.board.copy()
             b.superko = False
             r = b.illegal_reason(move, color)
@@ -364,7 +364,7 @@ class Player:
         always legal, is not listed)."""
         b = self.game.board
         moves = set(b.legal_moves(color))
-        if self.cfg.gtp.superko_play == "accept":
+        if self.cfg.player.superko_play == "accept":
             t = b.copy()
             t.superko = False
             moves.update(t.legal_moves(color))
@@ -577,7 +577,7 @@ class Player:
         dead-stone estimate a move, on the Player's seed."""
         ev = self._evaluators.get(self.size) if self.cfg.net.rawnet else None
         net = (lambda b: ev.evaluate([b])[0][0]) if ev is not None else None
-        return Endgame(board, self.game.komi, self.cfg.gtp.score_playouts, self.seed,
+        return Endgame(board, self.game.komi, self.cfg.player.score_playouts, self.seed,
                        territory=self._territory_rules(), net_priors=net)
 
     def _root_rows(self):
@@ -591,7 +591,7 @@ class Player:
             return []
 
     def _territory_rules(self):
-        return self.cfg.gtp.rules == "japanese"
+        return self.cfg.player.rules == "japanese"
 
     def explain(self):
         """The last generated move in words: win rate, visits, PV, pool use
@@ -674,7 +674,7 @@ class Player:
         """(ownership, mean score, score stdev) over playouts from ``board``
         (default: the current position) with ``color`` to move, after
         ``color`` plays ``move`` when given (engine.scoring.playout_stats;
-        black's view, komi included; ``gtp.score_playouts`` playouts by
+        black's view, komi included; ``player.score_playouts`` playouts by
         default)."""
         from engine.scoring import playout_stats
         b = board.copy() if board is not None else self._position(color)
@@ -682,7 +682,7 @@ class Player:
         if move is not None:
             b.superko = False
             b.play(move, color)
-        return playout_stats(b, self.game.komi, playouts or self.cfg.gtp.score_playouts, seed=self.seed)
+        return playout_stats(b, self.game.komi, playouts or self.cfg.player.score_playouts, seed=self.seed)
 
     def can_ponder(self):
         """Pondering is on and it is the opponent's turn after our move."""
@@ -708,14 +708,14 @@ class Player:
         """The dead-stone estimate (engine.scoring) of ``board`` (default
         the current position)."""
         board = board if board is not None else self.game.board
-        return Estimate(board, self.game.komi, self.cfg.gtp.score_playouts, seed=self.seed)
+        return Estimate(board, self.game.komi, self.cfg.player.score_playouts, seed=self.seed)
 
     def final_score(self):
         """Black's score minus White's and komi, dead stones estimated:
         area scoring, or territory scoring (prisoners, no points in seki)
-        when ``gtp.rules`` is japanese."""
+        when ``player.rules`` is japanese."""
         est = self.estimate()
-        if self.cfg.gtp.rules == "japanese":
+        if self.cfg.player.rules == "japanese":
             from engine.scoring import territory_score
             b = self.game.board
             return territory_score(self.size, b.colors(), est.dead, est.seki,
@@ -724,8 +724,8 @@ class Player:
 
     def set_rules(self, rules):
         """kgs-rules / kata-set-rules: one of chinese, aga, new_zealand,
-        japanese (gtp.rules).  Only the reported score follows them."""
-        self.set_option("gtp.rules", rules)
+        japanese (player.rules).  Only the reported score follows them."""
+        self.set_option("player.rules", rules)
 
     def final_status(self, kind):
         """The points of stones with status ``kind`` (dead, alive, seki), sorted."""
@@ -743,6 +743,9 @@ class Player:
         for k, v, _doc in configmod.describe(self.cfg):
             if k == key:
                 return v
+        new = configmod.renamed(key)
+        if new is not None:
+            raise OptionError(f"config key '{key}' is now '{new}'")
         raise OptionError(f"unknown config key '{key}'")
 
     # settings read once, at start-up or at a new game: go-param cannot change them mid-game
@@ -778,16 +781,16 @@ class Player:
             self.tc.main_fraction = new.time.main_fraction
             self.tc.safety_margin = new.time.safety_margin
             self.tc.min_seconds = new.time.min_seconds
-        elif key == "gtp.ponder":
-            self.ponder = new.gtp.ponder
+        elif key == "player.ponder":
+            self.ponder = new.player.ponder
         elif key == "pool.pool_size" and self._search is not None:
             try:
                 self._search.set_pool_size(new.pool.pool_size)
             except Exception:
                 log.exception("set_pool_size failed; the search is rebuilt")
                 self._search = None
-        elif getattr(old, table) != getattr(new, table) and key not in ("gtp.name", "gtp.rules",
-                                                                          "gtp.superko_play"):
+        elif getattr(old, table) != getattr(new, table) and key not in ("gtp.name", "player.rules",
+                                                                          "player.superko_play"):
             if table == "net":
                 self._evaluators.clear()
             self._search = None          # rebuilt with the new settings at the next search
@@ -796,7 +799,7 @@ class Player:
 
     def set_ponder(self, on):
         self.ponder = bool(on)
-        self.cfg = configmod.replace(self.cfg, **{"gtp.ponder": str(self.ponder).lower()})
+        self.cfg = configmod.replace(self.cfg, **{"player.ponder": str(self.ponder).lower()})
 
     def memory_report(self):
         """Lines on the node pool, the process and the nets' caches."""

@@ -62,9 +62,9 @@ class Search:
         self.memory = memory
         self.bhrf = None        # board_ext.bhrf.Forest when search.rollout = "bhrf"
         self.bhrf_size = 0
-        # this search's moggy rule probabilities ([rollout]), passed to each
+        # this search's moggy rule probabilities ([moggy]), passed to each
         # tree: two engines in one process keep their own
-        self._moggy = MoggyRates(**asdict(cfg.rollout))
+        self._moggy = MoggyRates(**asdict(cfg.moggy))
         self.tree = None
         self.root_board = None
         self.komi = 7.5
@@ -87,15 +87,15 @@ class Search:
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
         rave_tree = c.search.tree == "rave"
-        t.configure(K=c.tree.K if rave_tree else c.search.K, K_prior=c.prior.K, c_puct=c.search.c_puct,
-                    tree_policy=c.search.policy, tree=c.search.tree,
-                    rave=c.tree.rave if rave_tree else c.search.rave,
-                    rave_equiv=c.tree.rave_equiv if rave_tree else c.search.rave_equiv,
+        t.configure(K=c.tree.K if rave_tree else c.uct.K, K_prior=c.uct.K_prior, c_puct=c.uct.c_puct,
+                    tree_policy=c.uct.policy, tree=c.search.tree,
+                    rave=c.tree.rave if rave_tree else c.uct.rave,
+                    rave_equiv=c.tree.rave_equiv if rave_tree else c.uct.rave_equiv,
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=c.tree.net_equiv, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     value_lambda=c.tree.value_lambda if has_value else 0.0,
                     value_prior=c.tree.value_prior if has_value else 0.0,
-                    cnn_strength=c.prior.cnn_strength, vloss=c.search.virtual_loss,
+                    cnn_strength=c.uct.cnn_strength, vloss=c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
                     use_memory=self.memory is not None, lambda_c=c.memory.lambda_c,
@@ -487,7 +487,7 @@ class Search:
         """The Endgame of the root position (the caller's, else one of its own)."""
         if self._eg is None:
             from engine.endgame import Endgame
-            self._eg = Endgame(self.root_board, self.komi, self.cfg.gtp.score_playouts,
+            self._eg = Endgame(self.root_board, self.komi, self.cfg.player.score_playouts,
                                self._seed & 0xFFFFFFFF)
         return self._eg
 

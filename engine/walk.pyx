@@ -87,7 +87,7 @@ cdef class Tree(NodePool):
         if c_puct is not None: self.c_puct = c_puct
         if tree_policy is not None:
             if tree_policy not in ("ucb1", "puct"):
-                raise ValueError(f"search.policy: unknown tree policy '{tree_policy}'")
+                raise ValueError(f"uct.policy: unknown tree policy '{tree_policy}'")
             self.tree_policy = 0 if tree_policy == "ucb1" else 1
         if rave is not None: self.rave = rave
         if rave_equiv is not None: self.rave_equiv = rave_equiv

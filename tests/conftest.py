@@ -27,7 +27,7 @@ DATA = os.path.join(ROOT, "tests", "data")
 # A small, seeded engine without a net for tests that drive GTP or the
 # Player: 9x9, komi 7, 30 playouts a move.  Files add their own overrides
 # after it (later settings win).
-SMALL = ["search.playouts=30", "gtp.score_playouts=30", "gtp.boardsize=9", "gtp.komi=7",
+SMALL = ["search.playouts=30", "player.score_playouts=30", "gtp.boardsize=9", "gtp.komi=7",
          "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none"]
 
 

@@ -16,7 +16,7 @@ PATH = os.path.join(HERE, "data", "game_fingerprints.json")
 # (name, settings, board size)
 CASES = [
     ("rave-expert-9", ["prior.evaluator=expert", "search.playouts=300"], 9),
-    ("rave-expert-7-japanese", ["prior.evaluator=expert", "search.playouts=200", "gtp.rules=japanese"], 7),
+    ("rave-expert-7-japanese", ["prior.evaluator=expert", "search.playouts=200", "player.rules=japanese"], 7),
     ("uct-expert-7", ["search.tree=uct", "prior.evaluator=expert", "search.playouts=200"], 7),
 ]
 

@@ -51,12 +51,12 @@ def test_node_counts_take_the_words_all_and_none():
 def test_base_include(tmp_path):
     (tmp_path / "shared").mkdir()
     (tmp_path / "shared" / "expert.toml").write_text(
-        '[prior]\nevaluator = "expert"\ndcnn_nodes = "all"\ncnn_strength = 20.0\n[gtp]\nkomi = 6.5\n')
+        '[prior]\nevaluator = "expert"\ndcnn_nodes = "all"\n[uct]\ncnn_strength = 20.0\n[gtp]\nkomi = 6.5\n')
     (tmp_path / "game.toml").write_text(
-        'base = "shared/expert.toml"\n[prior]\ncnn_strength = 40.0\n[search]\nplayouts = 500\n')
+        'base = "shared/expert.toml"\n[uct]\ncnn_strength = 40.0\n[search]\nplayouts = 500\n')
     (tmp_path / "top.toml").write_text('base = "game.toml"\n[gtp]\nkomi = 7.0\n')
     cfg = C.load(str(tmp_path / "top.toml"), ["search.playouts=700"])
-    assert (cfg.prior.evaluator, cfg.prior.dcnn_nodes, cfg.prior.cnn_strength) == ("expert", 10**9, 40.0)
+    assert (cfg.prior.evaluator, cfg.prior.dcnn_nodes, cfg.uct.cnn_strength) == ("expert", 10**9, 40.0)
     assert cfg.gtp.komi == 7.0 and cfg.search.playouts == 700
     assert C.load(str(tmp_path / "game.toml")).gtp.komi == 6.5
 
@@ -172,3 +172,16 @@ def test_experiment_settings_on_the_config_machinery(tmp_path):
         (tmp_path / "e.toml").write_text(body)
         with pytest.raises(experiment.ExperimentError, match="e.toml: " + key):
             experiment.load(str(tmp_path / "e.toml"))
+
+
+@pytest.mark.parametrize("text,new", [("[search]\nK = 0.5\n", "uct.K"), ("[gtp]\nrules = 'japanese'\n", "player.rules"),
+                                      ("[prior]\nK = 0.1\n", "uct.K_prior"), ("[rollout]\npattern = 0.5\n", "[moggy]")])
+def test_an_old_key_names_the_new_one(tmp_path, text, new):
+    (tmp_path / "old.toml").write_text(text)
+    with pytest.raises(C.ConfigError, match=re.escape(new)):
+        C.load(str(tmp_path / "old.toml"))
+
+
+def test_an_old_key_in_an_override_names_the_new_one():
+    with pytest.raises(C.ConfigError, match=r"'gtp.score_playouts' is now 'player.score_playouts'"):
+        C.load(None, ["gtp.score_playouts=50"])

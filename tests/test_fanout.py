@@ -13,7 +13,7 @@ from tests.conftest import PY, ROOT
 from tools.fanout import Fanout
 
 GAME = ["--size", "5", "--komi", "0.5", "--seed", "7", "--set", "search.playouts=20",
-        "--set", "gtp.score_playouts=20", "--set", "prior.evaluator=none", "--set", "pool.pool_size=5000"]
+        "--set", "player.score_playouts=20", "--set", "prior.evaluator=none", "--set", "pool.pool_size=5000"]
 
 
 def selfplay(out, *extra, env=None, timeout=120):
@@ -146,7 +146,7 @@ print("no ray")
 
 @pytest.mark.slow
 def test_match_on_a_local_ray_instance_writes_sgfs_and_logs_here(tmp_path):
-    engine = f"{PY} gtp_main.py --set search.playouts=10 --set prior.evaluator=none --set gtp.score_playouts=10"
+    engine = f"{PY} gtp_main.py --set search.playouts=10 --set prior.evaluator=none --set player.score_playouts=10"
     out = tmp_path / "out"
     r = subprocess.run([PY, "-m", "tools.match", "--engine", engine, "--opponent", engine + " --set search.seed=3",
                         "--games", "2", "--size", "5", "--komi", "0.5", "--out", str(out),

@@ -377,15 +377,16 @@ def test_params_over_gtp(eng):
     assert ok(eng, "go-param search.playouts") == "40"
     assert "search.playouts 40" in ok(eng, "go-param").split("\n")
     assert "search.bogus" in fail(eng, "go-param search.bogus 1")
+    assert "is now 'uct.K'" in fail(eng, "go-param search.K 0.5")
     assert "search.playouts" in fail(eng, "go-param search.playouts -5")
-    fail(eng, "go-param search.policy sideways")
+    fail(eng, "go-param uct.policy sideways")
     fail(eng, "go-param nodots 3")
-    page = ok(eng, "go-param_page search").split("\n")
-    assert "[string] playouts 40" in page
+    assert "[string] playouts 40" in ok(eng, "go-param_page search").split("\n")
+    page = ok(eng, "go-param_page uct").split("\n")
     assert any(ln.startswith("[list/ucb1/puct] policy ") for ln in page)
     assert any(re.fullmatch(r"\[bool\] rave [01]", ln) for ln in page)
-    ok(eng, "go-param_page search rave 1")
-    assert eng.cfg.search.rave is True
+    ok(eng, "go-param_page uct rave 1")
+    assert eng.cfg.uct.rave is True
     fail(eng, "go-param_page nosuchtable")
     fail(eng, "go-param_page search nosuchkey 1")
     assert ok(eng, "go-ponder") == "off"
@@ -673,7 +674,7 @@ def test_net_device_without_gpu_is_refused():
 # ------------------------------------------------------------------ fuzz
 WORDS = ["b", "w", "B", "white", "x", "E5", "e5", "D4", "A1", "J9", "A0", "Z99", "T19", "pass", "PASS",
          "0", "1", "2", "3", "9", "-1", "1.5", "abc", "#", "dead", "alive", "seki", "none", "absolute",
-         "byoyomi", "canadian", "search.playouts", "search.K", "10", "on", "off", "99999999999"]
+         "byoyomi", "canadian", "search.playouts", "uct.K", "10", "on", "off", "99999999999"]
 CMDS = ["protocol_version", "name", "version", "known_command", "list_commands", "boardsize",
         "clear_board", "komi", "fixed_handicap", "place_free_handicap", "set_free_handicap", "play",
         "genmove", "reg_genmove", "undo", "time_settings", "time_left", "final_score",
@@ -699,7 +700,7 @@ line_st = st.one_of(
 @settings(max_examples=int(os.environ.get("GTP_FUZZ_EXAMPLES", "60")), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(line_st, min_size=1, max_size=12))
 def test_fuzz_one_reply_per_command_and_no_change_on_error(lines):
-    eng = make_engine("search.playouts=5", "gtp.score_playouts=5")
+    eng = make_engine("search.playouts=5", "player.score_playouts=5")
     for line in lines:
         before = state(eng)
         out = eng.respond(line)

@@ -15,7 +15,7 @@ from tools.gtp_client import GNUGO
 from tests.conftest import PY, ROOT
 
 ENGINE = [PY, os.path.join(ROOT, "gtp_main.py"), "--log-level", "WARNING",
-          "--set", "search.playouts=50", "--set", "gtp.score_playouts=50", "--set", "prior.evaluator=none"]
+          "--set", "search.playouts=50", "--set", "player.score_playouts=50", "--set", "prior.evaluator=none"]
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
@@ -199,7 +199,7 @@ def test_gogui_attach_sync_and_analyze():
 @pytest.mark.gnugo
 def test_full_game_against_gnugo_through_match(tmp_path):
     from tools.match import our_engine_command, play_match, format_table
-    ours = our_engine_command(None, ["search.playouts=200", "gtp.score_playouts=100", "search.seed=3",
+    ours = our_engine_command(None, ["search.playouts=200", "player.score_playouts=100", "search.seed=3",
                                      "prior.evaluator=none"])
     res = play_match(ours, f"{GNUGO} --mode gtp --level 1", 1, 9, 7.0, str(tmp_path), 1,
                      names=("gomcts", "gnugo"), move_timeout=60, progress=False)

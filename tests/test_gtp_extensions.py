@@ -100,13 +100,13 @@ def test_play_accepts_a_superko_repetition_from_the_controller(eng):
 def test_superko_play_refuse_keeps_refusing(eng):
     for line in KO_SETUP:
         ok(eng, line)
-    ok(eng, "go-param gtp.superko_play refuse")
+    ok(eng, "go-param player.superko_play refuse")
     assert ok(eng, "is_legal w C2") == "0"
     assert "C2" not in ok(eng, "all_legal w").split()
     assert fail(eng, "play w C2") == "illegal move: C2 superko"
     fail(eng, "gogui-play_sequence w C2")
-    fail(eng, "go-param gtp.superko_play sometimes")
-    ok(eng, "go-param gtp.superko_play accept")
+    fail(eng, "go-param player.superko_play sometimes")
+    ok(eng, "go-param player.superko_play accept")
     ok(eng, "play w C2")
 
 
@@ -120,8 +120,8 @@ def test_kata_params_map_onto_config_keys(eng):
     ok(eng, "kata-set-param ponderingEnabled true")
     assert eng.player.ponder and ok(eng, "kata-get-param ponderingEnabled") == "true"
     ok(eng, "kata-set-param ponderingEnabled false")
-    ok(eng, "kata-set-param search.c_puct 2")               # our own names too
-    assert eng.cfg.search.c_puct == 2.0 and ok(eng, "kata-get-param cpuctExploration") == "2"
+    ok(eng, "kata-set-param uct.c_puct 2")               # our own names too
+    assert eng.cfg.uct.c_puct == 2.0 and ok(eng, "kata-get-param cpuctExploration") == "2"
     names = ok(eng, "kata-list-params").split("\n")
     assert "maxVisits" in names and "search.playouts" in names
     assert "unsupported" in fail(eng, "kata-set-param playoutDoublingAdvantage 1.0")
@@ -148,8 +148,8 @@ def test_lz_setoption_maps_leela_zero_options(eng):
     ok(eng, "lz-setoption name Resign Percentage value -1")
     assert eng.cfg.search.resign_threshold == 0.0
     ok(eng, "lz-setoption name pondering value false")
-    ok(eng, "lz-setoption name search.K value 0.5")
-    assert eng.cfg.search.K == 0.5
+    ok(eng, "lz-setoption name uct.K value 0.5")
+    assert eng.cfg.uct.K == 0.5
     lines = ok(eng, "lz-setoption").split("\n")
     assert all(re.fullmatch(r"option name [\w ()]+ type (spin|check) default \S+", ln) for ln in lines)
     assert "unsupported" in fail(eng, "lz-setoption name Percentage of memory for cache value 10")
@@ -202,7 +202,7 @@ def check_kata_line(line, size=9, ownership=False):
 
 def test_kata_analyze_streams_scores_and_ownership():
     from tests.test_gtp import Proc
-    pr = Proc("gtp.score_playouts=20", "gtp.move_score_playouts=8")
+    pr = Proc("player.score_playouts=20", "player.move_score_playouts=8")
     try:
         for line in ("boardsize 9", "play b E5", "play w C3", "play b G7"):
             pr.send(line)
@@ -290,19 +290,19 @@ def test_rules_commands(eng):
     import json
     assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "AREA"
     ok(eng, "kgs-rules japanese")
-    assert eng.cfg.gtp.rules == "japanese"
+    assert eng.cfg.player.rules == "japanese"
     got = json.loads(ok(eng, "kata-get-rules"))
     assert got["scoring"] == "TERRITORY" and got["tax"] == "SEKI"
     ok(eng, "kata-set-rules new-zealand")
-    assert eng.cfg.gtp.rules == "new_zealand"
+    assert eng.cfg.player.rules == "new_zealand"
     ok(eng, "kata-set-rules korean")
-    assert eng.cfg.gtp.rules == "japanese"
+    assert eng.cfg.player.rules == "japanese"
     ok(eng, "kgs-rules chinese")
     for line in ("kgs-rules", "kgs-rules ing", "kgs-rules chinese japanese", "kata-set-rules tromp-taylor",
                  'kata-set-rules {"ko":"SIMPLE"}', "kata-set-rules", "kata-get-rules x",
-                 "go-param gtp.rules ing"):
+                 "go-param player.rules ing"):
         fail(eng, line)
-    assert eng.cfg.gtp.rules == "chinese"
+    assert eng.cfg.player.rules == "chinese"
     ok(eng, "play b E5")
     assert ok(eng, "kgs-game_over") == ""
 
@@ -317,7 +317,7 @@ def test_bad_rules_params_and_analysis_options_leave_the_state_as_it_was(eng):
         ok(eng, line)
     ponder = eng.player.ponder
     for line in ("kgs-rules ing", "kgs-rules", "kata-set-rules tromp-taylor", "kata-set-rules stone-scoring",
-                 "kata-set-rules bogus", 'kata-set-rules {"scoring":"AREA"}', "go-param gtp.rules korean",
+                 "kata-set-rules bogus", 'kata-set-rules {"scoring":"AREA"}', "go-param player.rules korean",
                  "kata-set-param maxVisits -1", "kata-set-param noSuchThing 3", "kata-set-param ponderingEnabled maybe",
                  "kata-set-param rootPolicyTemperature 1.1", "lz-setoption name Playouts value many",
                  "lz-setoption name Bogus value 1",
@@ -328,7 +328,7 @@ def test_bad_rules_params_and_analysis_options_leave_the_state_as_it_was(eng):
                  "kata-genmove_analyze b 10 avoid b D4 x", "genmove_analyze"):
         fail(eng, line)
     assert eng.player.ponder == ponder
-    assert eng.cfg.gtp.rules == "japanese" and eng.cfg.search.playouts == 77
+    assert eng.cfg.player.rules == "japanese" and eng.cfg.search.playouts == 77
     assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "TERRITORY"
     assert eng.game.move_number == 2
 

@@ -18,7 +18,7 @@ from tools import match, selfplay
 from tools.rundir import SETTINGS, SettingsMismatch, differences
 from tests.conftest import PY, ROOT
 
-SELFPLAY = ["search.playouts=20", "gtp.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
+SELFPLAY = ["search.playouts=20", "player.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
 
 # a GTP engine that passes at once, or (SLOW) sleeps a minute on genmove
 PASSER = """import sys, time

@@ -21,7 +21,7 @@ def test_gate_plays_and_ship_copies(tmp_path):
     (tmp_path / "9x9-next.json").write_text(json.dumps({"name": "9x9-next", "model_config":
                                                         ModelConfig.tiny(9, value_head=True).to_dict()}))
     v = netloop.gate(9, cand, str(tmp_path / "gate"), games=2, playouts=8, threshold=0.0,
-                     sets=["gtp.score_playouts=8", "pool.pool_size=5000"],
+                     sets=["player.score_playouts=8", "pool.pool_size=5000"],
                      cand_sets=["tree.value_lambda=0.5"], progress=False)
     assert v["games"] == 2 and v["passed"] and v["candidate_sets"] == ["tree.value_lambda=0.5"]
     on_disk = json.loads((tmp_path / "gate" / "gate.json").read_text())
@@ -30,7 +30,7 @@ def test_gate_plays_and_ship_copies(tmp_path):
     assert len(sgfs) == 2
     # the threshold decides; a resumed gate replays nothing
     v2 = netloop.gate(9, cand, str(tmp_path / "gate"), games=2, playouts=8, threshold=1.01,
-                      sets=["gtp.score_playouts=8", "pool.pool_size=5000"],
+                      sets=["player.score_playouts=8", "pool.pool_size=5000"],
                       cand_sets=["tree.value_lambda=0.5"], progress=False)
     assert not v2["passed"] and v2["wins"] == v["wins"]
     wdir = tmp_path / "weights"

@@ -8,7 +8,7 @@ from engine.config import load
 from engine.gtp.server import GtpServer
 from tests.conftest import SMALL, passing_search
 
-SMALL = SMALL + ["gtp.score_playouts=200"]
+SMALL = SMALL + ["player.score_playouts=200"]
 
 # White's wall on the D column, White's area to the right; the lone black
 # stone at G7 is dead.  Komi 0.5: White wins by far.

@@ -9,7 +9,7 @@ from engine.player import (GameStateError, IllegalMoveError, OptionError, Player
 from engine.scoring import area_score
 from tests.conftest import SMALL, passing_search
 
-SMALL = SMALL + ["search.playouts=40", "gtp.score_playouts=200"]
+SMALL = SMALL + ["search.playouts=40", "player.score_playouts=200"]
 N = 9
 
 
@@ -182,7 +182,7 @@ def test_load_sgf(tmp_path):
 
 
 def test_pondering_runs_only_on_the_opponents_turn():
-    p = player("gtp.ponder=true")
+    p = player("player.ponder=true")
     assert p.start_pondering() is None              # no move of ours yet
     p.genmove(BLACK)
     th = p.start_pondering()
@@ -190,14 +190,14 @@ def test_pondering_runs_only_on_the_opponents_turn():
     th.stop()
     assert th.done.is_set()
     p.set_ponder(False)
-    assert p.start_pondering() is None and p.cfg.gtp.ponder is False
+    assert p.start_pondering() is None and p.cfg.player.ponder is False
 
 
 @pytest.mark.parametrize("key,value,read", [
     ("tree.K", "0.5", lambda c: c.tree.K == 0.5),
-    ("rollout.pattern", "0.25", lambda c: c.rollout.pattern == 0.25),
-    ("gtp.score_playouts", "77", lambda c: c.gtp.score_playouts == 77),
-    ("search.rave_equiv", "1234", lambda c: c.search.rave_equiv == 1234)])
+    ("moggy.pattern", "0.25", lambda c: c.moggy.pattern == 0.25),
+    ("player.score_playouts", "77", lambda c: c.player.score_playouts == 77),
+    ("uct.rave_equiv", "1234", lambda c: c.uct.rave_equiv == 1234)])
 def test_set_option_rebuilds_the_search_for_what_it_reads(key, value, read):
     p = player()
     before = p.search()
@@ -224,7 +224,7 @@ def test_set_option_refuses_what_cannot_change_mid_game(key):
 
 def test_scored_rows_carry_lead_and_ownership():
     """The engine computes kata-analyze's score lead and ownership; GTP only formats them."""
-    p = player("search.early_stop=false", "gtp.score_playouts=40", "gtp.move_score_playouts=8")
+    p = player("search.early_stop=false", "player.score_playouts=40", "player.move_score_playouts=8")
     got = []
     p.genmove(BLACK, budget=(100, None), on_info=p.scored_rows(BLACK, got.append), info_interval=1e-6)
     rows = got[-1]

@@ -253,9 +253,9 @@ def test_moggy_captures_and_plays_nakade(moggy_defaults):
 
 def test_moggy_rates_check_their_values(moggy_defaults):
     assert playout.moggy_rates().keys() == playout.DEFAULT_RATES.keys()
-    with pytest.raises(ValueError, match="rollout.capture"):
+    with pytest.raises(ValueError, match="moggy.capture"):
         playout.set_moggy_rates(capture=1.5)
-    with pytest.raises(ValueError, match="rollout.bogus"):
+    with pytest.raises(ValueError, match="moggy.bogus"):
         playout.set_moggy_rates(bogus=0.5)
 
 
@@ -269,14 +269,14 @@ def test_moggy_profile_counts_every_move(moggy_defaults):
 def test_rollout_config_matches_the_policy_defaults():
     from engine import config as C
     import dataclasses
-    assert dataclasses.asdict(C.Config().rollout) == playout.DEFAULT_RATES
+    assert dataclasses.asdict(C.Config().moggy) == playout.DEFAULT_RATES
     for key in playout.RULE_NAMES:
-        with pytest.raises(C.ConfigError, match=f"rollout.{key}"):
-            C.load(None, [f"rollout.{key}=1.5"])
-        with pytest.raises(C.ConfigError, match=f"rollout.{key}"):
-            C.load(None, [f"rollout.{key}=-0.1"])
-    with pytest.raises(C.ConfigError, match="rollout.ko"):
-        C.load(None, ["rollout.ko=0.5"])
+        with pytest.raises(C.ConfigError, match=f"moggy.{key}"):
+            C.load(None, [f"moggy.{key}=1.5"])
+        with pytest.raises(C.ConfigError, match=f"moggy.{key}"):
+            C.load(None, [f"moggy.{key}=-0.1"])
+    with pytest.raises(C.ConfigError, match="moggy.ko"):
+        C.load(None, ["moggy.ko=0.5"])
     assert C.load(None, ["search.rollout=moggy", "bhrf.fallback=moggy"]).search.rollout == "moggy"
 
 

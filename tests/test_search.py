@@ -90,7 +90,7 @@ def test_finds_the_capture_that_wins():
     b = Board.from_ascii(CAPTURE, to_move=WHITE)
     for tree in ("rave", "uct"):
         s = Search(cfg(f"search.tree={tree}", "search.playouts=2000", "search.early_stop=false",
-                       "search.rave=true"))
+                       "uct.rave=true"))
         s.set_position(b, 7.0)
         r = s.run()
         assert r.move == G5, tree
@@ -99,7 +99,7 @@ def test_finds_the_capture_that_wins():
 
 def test_priors_steer_visits():
     ev = ScriptedEvaluator({40: 100.0})
-    s = Search(cfg("search.playouts=1500", "prior.cnn_strength=200"), evaluator=ev)
+    s = Search(cfg("search.playouts=1500", "uct.cnn_strength=200"), evaluator=ev)
     s.set_position(Board(9), 7.0)
     r = s.run()
     assert r.move == 40
@@ -113,7 +113,7 @@ def test_expert_priors_reach_every_node():
     its first allocation, up to the nodes of the search, and never past the
     pool (dcnn_nodes far above the pool size is safe)."""
     from engine.evaluator import ExpertEvaluator
-    s = Search(cfg("search.tree=uct", "search.playouts=1500", "search.early_stop=false", "prior.cnn_strength=20",
+    s = Search(cfg("search.tree=uct", "search.playouts=1500", "search.early_stop=false", "uct.cnn_strength=20",
                    "prior.evaluator=expert", "prior.dcnn_nodes=all"), evaluator=ExpertEvaluator())
     b = Board(9)
     s.set_position(b, 7.0)
@@ -226,30 +226,30 @@ def test_bad_budgets_rejected():
 
 
 def test_uct_tree_rave_keeps_amaf_statistics():
-    """search.rave (search.tree = uct) gathers AMAF statistics at the root,
+    """uct.rave (search.tree = uct) gathers AMAF statistics at the root,
     which rate the capture highest; without it there are none."""
     b = Board.from_ascii(CAPTURE, to_move=WHITE)
-    s = Search(cfg("search.tree=uct", "search.rave=true", "search.playouts=1000", "search.early_stop=false"))
+    s = Search(cfg("search.tree=uct", "uct.rave=true", "search.playouts=1000", "search.early_stop=false"))
     s.set_position(b, 7.0)
     r = s.run()
     assert r.move == G5 and r.playouts == 1000
     amaf = {m: aw / an for m, (_, _, an, aw) in s.tree.child_priors().items() if an >= 50}
     assert len(amaf) > 20 and max(amaf, key=amaf.get) == G5 and amaf[G5] > 0.9
-    s = Search(cfg("search.tree=uct", "search.rave=false", "search.playouts=300"))
+    s = Search(cfg("search.tree=uct", "uct.rave=false", "search.playouts=300"))
     s.set_position(b, 7.0)
     s.run()
     assert all(an == 0 for _, _, an, _ in s.tree.child_priors().values())
 
 
 def test_uct_tree_puct_follows_the_prior():
-    """search.policy = puct (search.tree = uct) spends its visits where the
+    """uct.policy = puct (search.tree = uct) spends its visits where the
     prior points: on the capture when the prior favours it, and several
     times more on the corner when the prior moves there."""
     b = Board.from_ascii(CAPTURE, to_move=WHITE)
 
     def visits(weights):
-        s = Search(cfg("search.tree=uct", "search.policy=puct", "search.playouts=1000",
-                       "search.early_stop=false", "prior.cnn_strength=0"),
+        s = Search(cfg("search.tree=uct", "uct.policy=puct", "search.playouts=1000",
+                       "search.early_stop=false", "uct.cnn_strength=0"),
                    evaluator=ScriptedEvaluator(weights))
         s.set_position(b, 7.0)
         r = s.run()
@@ -462,11 +462,11 @@ def _moggy_tree(s, size=9):
 
 
 def test_moggy_rates_belong_to_each_search():
-    """Two engines built in one process keep their own [rollout] rates:
+    """Two engines built in one process keep their own [moggy] rates:
     the side built last no longer sets them for both."""
     from engine.factory import make_search
     sets = ["search.rollout=moggy", "search.tree=rave", "prior.evaluator=none", "search.early_stop=false"]
-    a = cfg(*sets, "rollout.pattern=0.0", "rollout.capture=0.0", "rollout.selfatari=0.0")
+    a = cfg(*sets, "moggy.pattern=0.0", "moggy.capture=0.0", "moggy.selfatari=0.0")
     b = cfg(*sets)
     alone = _moggy_tree(make_search(a))
     other = _moggy_tree(make_search(b))

@@ -9,7 +9,7 @@ from tools.selfplay import run
 
 from tests.conftest import PY, ROOT
 
-SELFPLAY = ["search.playouts=20", "gtp.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
+SELFPLAY = ["search.playouts=20", "player.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
 
 
 def test_selfplay_writes_and_resumes(tmp_path):

@@ -21,7 +21,7 @@ CASES = [
     ("rave-expert-9", "configs/9x9.toml", ["prior.evaluator=expert"], 9, [40], 1500),
     ("rave-recycle-9", "configs/9x9.toml", ["prior.evaluator=expert", "pool.pool_size=300"], 9, [], 1500),
     ("rave-moggy-19", "configs/19x19.toml", ["prior.evaluator=expert", "search.rollout=moggy"], 19, [72], 400),
-    ("uct-expert-9", None, ["search.tree=uct", "prior.evaluator=expert", "search.rave=true"], 9, [40], 1500),
+    ("uct-expert-9", None, ["search.tree=uct", "prior.evaluator=expert", "uct.rave=true"], 9, [40], 1500),
     ("uct-bhrf-9", None, ["search.tree=uct", "prior.evaluator=none", "search.rollout=bhrf"], 9, [], 1500),
     ("uct-stunt-9", None, ["search.tree=uct", "prior.evaluator=uniform", "pool.pool_size=200",
                            "pool.full_policy=stunt"], 9, [], 1500),

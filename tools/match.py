@@ -16,7 +16,7 @@ Rules and results
   rejects a legal ``play`` forfeits (``B+F``/``W+F``), with the reason kept.
 - Two passes end a game; GNU Go (Chinese rules) loaded with the moves
   scores it (``final_score``).  If the referee fails, the engine's own
-  dead-stone estimate scores it (``gtp.score_playouts`` of our engine's
+  dead-stone estimate scores it (``player.score_playouts`` of our engine's
   config) and the result notes that.
 - ``--move-limit`` (default 3*size*size) ends a game as Void (not counted).
 - ``--time M[+B/S]`` sends ``time_settings M B S`` to both and keeps their
@@ -185,11 +185,11 @@ def referee_score(moves, size, komi, referee=REFEREE, setup_black=()):
 
 def _own_score(game, playouts=None, seed=1):
     """The engine's dead-stone estimate of a finished game (the referee's
-    stand-in); ``playouts`` defaults to ``gtp.score_playouts``'s default."""
+    stand-in); ``playouts`` defaults to ``player.score_playouts``'s default."""
     from engine.config import Config
     from engine.scoring import Estimate, fmt_score
     if playouts is None:
-        playouts = Config().gtp.score_playouts
+        playouts = Config().player.score_playouts
     return fmt_score(Estimate(game.board, game.komi, playouts, seed=seed).score)
 
 
@@ -576,7 +576,7 @@ def main(argv=None):
             cfg = load(args.config, args.set)    # fail here, not in every game
         except ConfigError as e:
             ap.error(str(e))
-        score_playouts = cfg.gtp.score_playouts
+        score_playouts = cfg.player.score_playouts
         if not args.engine:
             settings["config"] = to_dict(cfg)
     ours = args.engine or our_engine_command(args.config, args.set)

@@ -112,8 +112,8 @@ KATA = {
     "maxPlayouts": ("search.playouts", _visits_in, _visits_out),
     "maxTime": ("search.seconds", lambda v, n: repr(_float(v, n)), _plain_out),
     "numSearchThreads": ("search.threads", lambda v, n: str(_int(v, n)), _plain_out),
-    "ponderingEnabled": ("gtp.ponder", _bool_in, _plain_out),
-    "cpuctExploration": ("search.c_puct", lambda v, n: repr(_float(v, n)), _plain_out),
+    "ponderingEnabled": ("player.ponder", _bool_in, _plain_out),
+    "cpuctExploration": ("uct.c_puct", lambda v, n: repr(_float(v, n)), _plain_out),
     "lagBuffer": ("time.safety_margin", lambda v, n: repr(_float(v, n)), _plain_out),
 }
 
@@ -125,7 +125,7 @@ LZ = {
     "Playouts": ("search.playouts", _visits_in, _visits_out),
     "Lagbuffer": ("time.safety_margin", _cs_in, _cs_out),
     "Resign Percentage": ("search.resign_threshold", _resign_pct_in, _resign_pct_out),
-    "Pondering": ("gtp.ponder", _bool_in, _plain_out),
+    "Pondering": ("player.ponder", _bool_in, _plain_out),
 }
 
 UNSUPPORTED = {

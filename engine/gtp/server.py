@@ -728,7 +728,7 @@ class GtpServer:
 
     def cmd_kata_get_rules(self, args):
         self._nargs(args, 0, usage="kata-get-rules")
-        r = self.cfg.gtp.rules
+        r = self.cfg.player.rules
         jp = r == "japanese"
         return ('{"hasButton":false,"ko":"POSITIONAL","scoring":"%s","suicide":false,"tax":"%s",'
                 '"whiteHandicapBonus":"0"}' % ("TERRITORY" if jp else "AREA", "SEKI" if jp else "NONE"))
@@ -1012,7 +1012,7 @@ class GtpServer:
         self._genmove_analyze(args, kata=True)
 
 
-# kata-set-rules names (KataGo's shorthands) -> gtp.rules
+# kata-set-rules names (KataGo's shorthands) -> player.rules
 _KATA_RULES = {"chinese": "chinese", "chinese-kgs": "chinese", "chinese-ogs": "chinese", "aga": "aga",
                "bga": "aga", "new-zealand": "new_zealand", "new_zealand": "new_zealand",
                "japanese": "japanese", "korean": "japanese"}
