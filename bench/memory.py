@@ -36,7 +36,10 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 import numpy as np  # noqa: E402
 
 from engine import memkernel  # noqa: E402
-from engine.memory import Memory, MemoryConfig  # noqa: E402
+import dataclasses  # noqa: E402
+
+from engine.config import MemoryCfg  # noqa: E402
+from engine.memory import Memory  # noqa: E402
 
 
 def per_call_us(fn, args_list) -> float:
@@ -58,9 +61,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    config = MemoryConfig(memory_size=args.entries,
-                          M=min(50, args.entries), seed=args.seed)
-    memory = Memory(config, in_dim=args.dim)
+    config = dataclasses.replace(MemoryCfg(), memory_size=args.entries, M=min(50, args.entries))
+    memory = Memory(config, in_dim=args.dim, seed=args.seed)
     rng = np.random.default_rng(args.seed)
     calls = args.calls
 

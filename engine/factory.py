@@ -84,11 +84,8 @@ def make_memory(cfg, evaluator):
         log.warning("memory.enabled needs the net's Conv7 features (prior.evaluator = net with "
                     "weights); M-MCTS memory disabled")
         return None
-    from engine.memory import Memory, MemoryConfig
-    m = cfg.memory
-    return Memory(MemoryConfig(memory_size=m.memory_size, M=m.M, tau=m.tau, D=m.D,
-                               hash_tables=m.hash_tables, hash_bits=m.hash_bits,
-                               probe_radius=m.probe_radius, seed=cfg.search.seed), dim)
+    from engine.memory import Memory
+    return Memory(cfg.memory, dim, seed=cfg.search.seed)
 
 
 def worker_search(cfg, size):

@@ -109,19 +109,16 @@ bins without the centring above.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
 from engine.config import MemoryCfg
 from engine.memkernel import FeatureHash, MemoryIndex
 
-_DEFAULTS = MemoryCfg()      # the [memory] table's defaults (engine/config.py)
 
-__all__ = ["MemoryConfig", "FeatureHasher", "Memory", "memory_value",
+__all__ = ["check_config", "FeatureHasher", "Memory", "memory_value",
            "SIMHASH_DIM"]
 
 # SimHash projects a signed fold of phi onto SIMHASH_DIM dimensions (a second
@@ -133,93 +130,46 @@ __all__ = ["MemoryConfig", "FeatureHasher", "Memory", "memory_value",
 SIMHASH_DIM = 512
 
 
-@dataclass(frozen=True)
-class MemoryConfig:
-    """Knobs of the M-MCTS memory, named as in the paper; the defaults are
-    the ``[memory]`` table's (engine/config.py), the checks also hold for a
-    memory built without a config (tests, benchmarks).
+def check_config(config, seed=0) -> None:
+    """Check every knob of a ``[memory]`` table (engine.config.MemoryCfg;
+    the loader checks ranges, this also holds for a table built directly,
+    as tests and benchmarks do) and the seed.
 
-    Attributes:
-        memory_size: capacity ``|M|`` (number of entries).
-        M: number of nearest entries a query combines.
-        tau: temperature of equation (8); > 0.
-        D: feature hashing output dimension (size of phi).
-        hash_tables: number of SimHash tables.
-        hash_bits: bits per SimHash code, 1..32.
-        probe_radius: multi-probe Hamming radius, 0..2 (inclusive).
-        seed: seed of the feature hash and of the SimHash hyperplanes.
+    Raises:
+        ValueError: naming the offending key, e.g.
+            ``memory.M (60) must not exceed memory.memory_size (50)``.
     """
-
-    memory_size: int = _DEFAULTS.memory_size
-    M: int = _DEFAULTS.M
-    tau: float = _DEFAULTS.tau
-    D: int = _DEFAULTS.D
-    hash_tables: int = _DEFAULTS.hash_tables
-    hash_bits: int = _DEFAULTS.hash_bits
-    probe_radius: int = _DEFAULTS.probe_radius
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        self.validate()
-
-    def validate(self) -> None:
-        """Check every knob.
-
-        Raises:
-            ValueError: naming the offending key, e.g.
-                ``memory.M (60) must not exceed memory.memory_size (50)``.
-        """
-        for name in ("memory_size", "M", "D", "hash_tables"):
-            value = getattr(self, name)
-            if not _is_int(value) or value < 1:
-                raise ValueError(
-                    f"memory.{name} must be a positive integer "
-                    f"(got {value!r})")
-        if self.M > self.memory_size:
+    for name in ("memory_size", "M", "D", "hash_tables"):
+        value = getattr(config, name)
+        if not _is_int(value) or value < 1:
             raise ValueError(
-                f"memory.M ({self.M}) must not exceed "
-                f"memory.memory_size ({self.memory_size})")
-        try:
-            tau_ok = float(self.tau) > 0 and np.isfinite(float(self.tau))
-        except (TypeError, ValueError):
-            tau_ok = False
-        if not tau_ok:
-            raise ValueError(f"memory.tau must be > 0 (got {self.tau!r})")
-        if not _is_int(self.hash_bits) or not 1 <= self.hash_bits <= 32:
-            raise ValueError(
-                f"memory.hash_bits must be in 1..32 (got {self.hash_bits!r})")
-        if not _is_int(self.probe_radius) or not 0 <= self.probe_radius <= 2:
-            raise ValueError(
-                "memory.probe_radius must be in 0..2 "
-                f"(got {self.probe_radius!r})")
-        if (_is_int(self.probe_radius) and _is_int(self.hash_bits)
-                and self.probe_radius > self.hash_bits):
-            raise ValueError(
-                f"memory.probe_radius ({self.probe_radius}) must not exceed "
-                f"memory.hash_bits ({self.hash_bits})")
-        if not _is_int(self.seed) or self.seed < 0:
-            raise ValueError("memory.seed must be a non-negative integer "
-                             f"(got {self.seed!r})")
-
-    @classmethod
-    def from_dict(cls, values: Mapping[str, Any]) -> "MemoryConfig":
-        """Build a config from a mapping (e.g. the ``memory`` config section).
-
-        Args:
-            values: knob name -> value; missing knobs keep their defaults.
-
-        Returns:
-            The validated config.
-
-        Raises:
-            ValueError: on an unknown key or a bad value.
-        """
-        known = {f.name for f in dataclasses.fields(cls)}
-        for key in values:
-            if key not in known:
-                raise ValueError(f"memory.{key} is not a known memory option "
-                                 f"(known: {', '.join(sorted(known))})")
-        return cls(**dict(values))
+                f"memory.{name} must be a positive integer "
+                f"(got {value!r})")
+    if config.M > config.memory_size:
+        raise ValueError(
+            f"memory.M ({config.M}) must not exceed "
+            f"memory.memory_size ({config.memory_size})")
+    try:
+        tau_ok = float(config.tau) > 0 and np.isfinite(float(config.tau))
+    except (TypeError, ValueError):
+        tau_ok = False
+    if not tau_ok:
+        raise ValueError(f"memory.tau must be > 0 (got {config.tau!r})")
+    if not _is_int(config.hash_bits) or not 1 <= config.hash_bits <= 32:
+        raise ValueError(
+            f"memory.hash_bits must be in 1..32 (got {config.hash_bits!r})")
+    if not _is_int(config.probe_radius) or not 0 <= config.probe_radius <= 2:
+        raise ValueError(
+            "memory.probe_radius must be in 0..2 "
+            f"(got {config.probe_radius!r})")
+    if (_is_int(config.probe_radius) and _is_int(config.hash_bits)
+            and config.probe_radius > config.hash_bits):
+        raise ValueError(
+            f"memory.probe_radius ({config.probe_radius}) must not exceed "
+            f"memory.hash_bits ({config.hash_bits})")
+    if not _is_int(seed) or seed < 0:
+        raise ValueError("memory.seed must be a non-negative integer "
+                         f"(got {seed!r})")
 
 
 CENTER_AFTER = 64     # entries before the SimHash centre is fixed
@@ -313,7 +263,8 @@ class Memory:
     replacement and a SimHash index for approximate top-M queries.
 
     Args:
-        config: the knobs (:class:`MemoryConfig`).
+        config: the knobs, the ``[memory]`` table (engine.config.MemoryCfg).
+        seed: seed of the feature hash and of the SimHash hyperplanes.
         in_dim: dimension L of the raw feature vectors zeta given to
             :meth:`add` / :meth:`phi`.
         simhash_dim: SimHash hyperplanes act on a signed fold of phi to this
@@ -329,12 +280,13 @@ class Memory:
     :meth:`phi`.
     """
 
-    def __init__(self, config: MemoryConfig, in_dim: int,
+    def __init__(self, config: MemoryCfg, in_dim: int, seed: int = 0,
                  simhash_dim: int | None = SIMHASH_DIM) -> None:
-        config.validate()
+        check_config(config, seed)
         self.config = config
+        self.seed = int(seed)
         self.in_dim = int(in_dim)
-        self.hasher = FeatureHasher(self.in_dim, config.D, config.seed)
+        self.hasher = FeatureHasher(self.in_dim, config.D, self.seed)
         self._tau = float(config.tau)
         # float64 scalar: keeps exp's argument in float64 for tiny tau.
         self._inv_tau = np.float64(1.0) / np.float64(self._tau)
@@ -343,7 +295,7 @@ class Memory:
         T, b = int(config.hash_tables), int(config.hash_bits)
         self._T, self._b = T, b
 
-        rng = np.random.default_rng([int(config.seed), 0x51A4_A5E])
+        rng = np.random.default_rng([self.seed, 0x51A4_A5E])
         # Charikar's SimHash: one Gaussian hyperplane per code bit, applied
         # to phi or, by default, to a signed fold of phi (see SIMHASH_DIM).
         D = int(config.D)

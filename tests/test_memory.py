@@ -13,15 +13,18 @@ from collections import OrderedDict
 import numpy as np
 import pytest
 
-from engine.memory import FeatureHasher, Memory, MemoryConfig, memory_value
+import dataclasses
+
+from engine.config import MemoryCfg
+from engine.memory import FeatureHasher, Memory, check_config, memory_value
 
 
-def small_config(**overrides) -> MemoryConfig:
+def small_config(**overrides) -> MemoryCfg:
     """A fast config: small D and capacity, paper SimHash layout."""
     values = dict(memory_size=200, M=10, tau=0.1, D=256, hash_tables=8,
-                  hash_bits=16, probe_radius=1, seed=0)
+                  hash_bits=16, probe_radius=1)
     values.update(overrides)
-    return MemoryConfig(**values)
+    return dataclasses.replace(MemoryCfg(), **values)
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -46,34 +49,25 @@ def unit(x: np.ndarray) -> np.ndarray:
 ])
 def test_bad_config_raises_naming_key(overrides, key):
     with pytest.raises(ValueError, match=key.replace(".", r"\.")):
-        MemoryConfig(**overrides)
+        Memory(dataclasses.replace(MemoryCfg(), **overrides), in_dim=8)
 
 
 def test_m_greater_than_memory_size_message():
     with pytest.raises(ValueError) as err:
-        MemoryConfig(memory_size=50, M=60)
+        check_config(dataclasses.replace(MemoryCfg(), memory_size=50, M=60))
     assert str(err.value) == ("memory.M (60) must not exceed "
                               "memory.memory_size (50)")
 
 
 def test_defaults_are_the_papers():
-    c = MemoryConfig()
+    c = MemoryCfg()
     assert (c.memory_size, c.M, c.tau, c.D) == (10000, 50, 0.1, 4096)
     assert (c.hash_tables, c.hash_bits, c.probe_radius) == (8, 16, 1)
 
 
-def test_defaults_come_from_the_config():
-    """One home for the memory defaults: engine.config's [memory] table."""
-    from engine.config import MemoryCfg
-    cfg, c = MemoryCfg(), MemoryConfig()
-    for name in ("memory_size", "M", "tau", "D", "hash_tables", "hash_bits", "probe_radius"):
-        assert getattr(c, name) == getattr(cfg, name), name
-
-
-def test_from_dict_rejects_unknown_key():
-    assert MemoryConfig.from_dict({"M": 20}).M == 20
-    with pytest.raises(ValueError, match=r"memory\.K"):
-        MemoryConfig.from_dict({"K": 3})
+def test_a_bad_seed_is_named():
+    with pytest.raises(ValueError, match=r"memory\.seed"):
+        check_config(MemoryCfg(), seed=-1)
 
 
 # ----------------------------------------------------------------------

@@ -290,9 +290,11 @@ def test_board_pickles():
 
 
 def test_mmcts_memory_hooks():
-    from engine.memory import Memory, MemoryConfig
+    import dataclasses
+    from engine.config import MemoryCfg
+    from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
     s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50"),
                evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
@@ -310,9 +312,11 @@ def test_mmcts_memory_hooks():
 
 
 def test_mmcts_memory_nodes_bounds_adds_and_syncs():
-    from engine.memory import Memory, MemoryConfig
+    import dataclasses
+    from engine.config import MemoryCfg
+    from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
     s = Search(cfg("search.tree=uct", "search.playouts=400", "memory.enabled=true", "prior.dcnn_nodes=30",
                    "memory.nodes=30", "search.early_stop=false"), evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
@@ -334,11 +338,13 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
 def test_mmcts_confidence_scales_nm_by_closest_match():
     """memory.confidence: N_M shrinks by exp((max cos - 1) / tau), so the
     root gathers less memory weight than without it, never more."""
-    from engine.memory import Memory, MemoryConfig
+    import dataclasses
+    from engine.config import MemoryCfg
+    from engine.memory import Memory
     got = {}
     for conf in (False, True):
         ev = ScriptedEvaluator(features=64)
-        mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+        mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
         s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
                        "search.early_stop=false", f"memory.confidence={str(conf).lower()}"),
                    evaluator=ev, memory=mem)
@@ -353,9 +359,11 @@ def test_mmcts_confidence_scales_nm_by_closest_match():
 def test_mmcts_lambda_schedule(schedule):
     """(1 - lambda_s) V + lambda_s V_M with the configured schedule, read
     back from the value in-tree selection uses."""
-    from engine.memory import Memory, MemoryConfig
+    import dataclasses
+    from engine.config import MemoryCfg
+    from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(MemoryConfig(memory_size=500, M=10, tau=0.1, D=128), 64)
+    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
     s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
                    "search.early_stop=false", "memory.lambda_c=20",
                    f"memory.lambda_schedule={schedule}"), evaluator=ev, memory=mem)
