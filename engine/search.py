@@ -372,7 +372,9 @@ class Search:
                 break
             now = time.perf_counter()
             el = now - t0
-            if chunk < 256 and el < 0.02:
+            if chunk < 256 and (seconds is None or el < 0.02):
+                # under a playout budget the chunks do not depend on the clock,
+                # so the net answers at the same simulations and a seed replays
                 chunk *= 2
             if callback is not None and now - last_cb >= callback_interval:
                 last_cb = now

@@ -482,3 +482,20 @@ def test_moggy_rates_belong_to_each_search():
     sa = make_search(a)
     make_search(b)                              # built last
     assert _moggy_tree(sa) == alone
+
+
+def test_a_seed_replays_the_search_with_the_net():
+    """Under a playout budget the search's chunks do not follow the clock,
+    so the net's priors arrive at the same simulations: a seed replays."""
+    import os
+    from engine.factory import load_evaluator, make_search
+    from tests.conftest import ROOT
+    c = config.load(os.path.join(ROOT, "configs", "9x9.toml"), ["search.seed=4", "search.seconds=0",
+                                                               "search.early_stop=false"])
+
+    def tree():
+        s = make_search(c, load_evaluator(c, 9))
+        s.set_position(Board(9), 7.0)
+        s.run(playouts=800)
+        return sorted((m, n) for m, n, *_ in s.tree.children())
+    assert tree() == tree()

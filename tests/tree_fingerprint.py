@@ -2,7 +2,10 @@
 statistics, walked from the root in child order.  ``tests/data/
 tree_fingerprints.json`` holds the ones the engine made before the tree was
 split into its files; ``python -m tests.tree_fingerprint --write`` renews it
-(only for a deliberate change of the trees)."""
+(only for a deliberate change of the trees; ``--add`` writes only new
+cases).  The net case is pinned since the search's chunks stopped
+depending on the clock under a playout budget (before, when the net's
+answers came depended on timing)."""
 import hashlib
 import json
 import os
@@ -18,6 +21,7 @@ ROOT = os.path.dirname(HERE)
 
 # (name, config file or None, settings, board size, opening moves, simulations)
 CASES = [
+    ("rave-net-9", "configs/9x9.toml", [], 9, [40, 30], 1500),      # the default engine, net priors
     ("rave-expert-9", "configs/9x9.toml", ["prior.evaluator=expert"], 9, [40], 1500),
     ("rave-recycle-9", "configs/9x9.toml", ["prior.evaluator=expert", "pool.pool_size=300"], 9, [], 1500),
     ("rave-moggy-19", "configs/19x19.toml", ["prior.evaluator=expert", "search.rollout=moggy"], 19, [72], 400),
@@ -55,7 +59,13 @@ def fingerprint(case):
 
 
 def main(argv):
-    out = {c[0]: fingerprint(c) for c in CASES}
+    if "--add" in argv:         # fingerprint only the cases not in the file yet
+        with open(PATH) as f:
+            have = json.load(f)
+        out = dict(have, **{c[0]: fingerprint(c) for c in CASES if c[0] not in have})
+        argv = argv + ["--write"]
+    else:
+        out = {c[0]: fingerprint(c) for c in CASES}
     if "--write" in argv:
         with open(PATH, "w") as f:
             json.dump(out, f, indent=1, sort_keys=True)
