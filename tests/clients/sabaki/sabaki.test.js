@@ -20,7 +20,7 @@ const ARGS = [
   path.join(ROOT, 'gtp_main.py'),
   '--log-level', 'WARNING',
   '--set', 'search.playouts=200',
-  '--set', 'gtp.score_playouts=50',
+  '--set', 'player.score_playouts=50',
   '--set', 'prior.evaluator=none'
 ]
 
