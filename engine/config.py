@@ -107,7 +107,12 @@ class PoolConfig:
 
 @dataclass(frozen=True)
 class TimeConfig:
-    main_fraction: float = _f(0.05, 0.001, 1.0, doc="share of remaining main time per move")
+    main_fraction: float = _f(0.1, 0.001, 1.0, doc="the most of the remaining main time one move may plan")
+    game_length: float = _f(0.8, 0.05, 5.0, doc="expected game length in moves, times the board's points: "
+                            "main time is shared over this player's expected remaining moves (Fuego's plan)")
+    min_moves_left: int = _f(10, 1, 1000, doc="the plan never expects fewer own moves left than this")
+    extend: float = _f(2.0, 1.0, 4.0, doc="an unclear move (the two most visited close, or the most visited "
+                       "not the best valued) may think up to this many times its plan (Pachi); 1 = never")
     safety_margin: float = _f(0.3, 0.0, 60.0, doc="seconds kept back per move for overhead")
     min_seconds: float = _f(0.05, 0.0, 60.0, doc="never think less than this")
 

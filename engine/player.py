@@ -464,6 +464,7 @@ class Player:
         allocation (engine.timecontrol); without one ``search.seconds``
         (0: ``search.playouts`` alone bounds the move).  ``search.playouts``
         caps the simulations in both cases."""
+        self.tc.board_points = self.size * self.size
         t = self.tc.seconds_for_move(color, self.game.move_number)
         if t is not None:
             return t
@@ -519,10 +520,13 @@ class Player:
             s = self.search()
             s.set_position(board, game.komi, endgame=eg)
             self._avoid(s, avoid)
+            extend_to = None
             if budget is not None:
                 playouts, secs = budget
             else:
                 playouts, secs = self.cfg.search.playouts, self.think_seconds(color)
+                if self.tc.limited:
+                    extend_to = self.tc.extension_for(secs)
             self._arm_interrupt()
             cb = None
             if on_info is not None:
@@ -533,7 +537,7 @@ class Player:
                         log.exception("analysis line failed")
                         return
                     on_info(rows)
-            res = s.run(playouts=playouts, seconds=secs if secs else None,
+            res = s.run(playouts=playouts, seconds=secs if secs else None, extend_to=extend_to,
                         stop_event=self.interrupt, callback=cb,
                         callback_interval=info_interval or 0.1)
             move = res.move
@@ -778,9 +782,9 @@ class Player:
         self.cfg = new
         table = key.split(".", 1)[0]
         if table == "time":
-            self.tc.main_fraction = new.time.main_fraction
-            self.tc.safety_margin = new.time.safety_margin
-            self.tc.min_seconds = new.time.min_seconds
+            for k in ("main_fraction", "safety_margin", "min_seconds", "game_length", "min_moves_left",
+                      "extend"):
+                setattr(self.tc, k, getattr(new.time, k))
         elif key == "player.ponder":
             self.ponder = new.player.ponder
         elif key == "pool.pool_size" and self._search is not None:

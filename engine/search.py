@@ -318,13 +318,16 @@ class Search:
                     seen.add(node)
                     self._memory_refresh(node)
 
-    def run(self, playouts=None, seconds=None, stop_event=None, callback=None, callback_interval=0.1):
+    def run(self, playouts=None, seconds=None, stop_event=None, callback=None, callback_interval=0.1,
+            extend_to=None):
         """Search the position set by set_position; returns a SearchResult.
 
         Budget: `playouts` simulations and/or `seconds` (config defaults
         when both are None). Stops early when the best move cannot be
         overtaken, on stop_event / stop(), or when the pool policy 'stop'
-        fires.
+        fires.  ``extend_to`` (seconds): when ``seconds`` run out on an
+        unclear choice (:meth:`_unclear`) the search goes on until it is
+        clear or ``extend_to`` (stopped_by "extended" then "time").
         """
         if self.tree is None:
             raise RuntimeError("set_position() first")
@@ -358,6 +361,7 @@ class Search:
         start_visits = {ch[0]: ch[1] for ch in tree.children()}
         t_loop = time.perf_counter()
         chunk = 16
+        extended = False
         step = self._stepper()
         while True:
             left = (playouts - done) if playouts is not None else 1 << 30
@@ -383,7 +387,10 @@ class Search:
                 stopped_by = "interrupt"
                 break
             if seconds is not None and el >= seconds:
-                stopped_by = "time"
+                if extend_to is not None and el < extend_to and self._unclear():
+                    extended = True
+                    continue
+                stopped_by = "extended" if extended else "time"
                 break
             if c.early_stop and done > 64 and (seconds is None or now - t_loop >= 0.05):
                 remaining = left if playouts is not None else 1 << 30
@@ -436,6 +443,19 @@ class Search:
                 self._memory_update(paths)
             return len(leaves)
         return batch
+
+    def _unclear(self):
+        """The choice is not settled (Pachi's time extension): the two most
+        visited children are within a factor 1.5, or the most visited is
+        not the best valued among the children with a tenth of its visits."""
+        ch = [(c[1], c[2] / c[1]) for c in self.tree.children() if c[1] > 0]
+        if len(ch) < 2:
+            return False
+        ch.sort(reverse=True)
+        (n1, q1), (n2, _) = ch[0], ch[1]
+        if n2 * 1.5 > n1:
+            return True
+        return max(q for n, q in ch if n >= 0.1 * n1) > q1 + 0.02
 
     def _top_two(self, start=None):
         """The two largest real visit counts at the root (gained since

@@ -18,10 +18,15 @@ current period with S periods left (Japanese, KGS's convention).  Without
 ``time_left`` (gomill twogtp, GoGui's twogtp) the clock is kept from the
 time the engine itself spent (:meth:`Clock.spend`).
 
-:meth:`TimeControl.seconds_for_move` never plans to overrun: it takes a
-share (``cfg.time.main_fraction``) of the remaining main time, in
-byo-yomi the period's time per stone, and always keeps
-``cfg.time.safety_margin`` seconds back for overhead and transport.
+:meth:`TimeControl.seconds_for_move` never plans to overrun: in main time
+it shares the time left over this player's expected remaining moves
+(``cfg.time.game_length`` times the board's points, half of them this
+player's, at least ``min_moves_left``; Fuego's plan), at most
+``main_fraction`` of it on one move; in byo-yomi the period's time per
+stone, used in full; it always keeps ``cfg.time.safety_margin`` seconds
+back for overhead and transport.  :meth:`TimeControl.extension_for` is how
+far an unclear move may think past its plan (``cfg.time.extend``, Pachi's
+extension), never past what the clock allows.
 """
 from __future__ import annotations
 
@@ -51,16 +56,29 @@ class TimeControl:
     ``min_seconds``) or the keyword arguments.
     """
 
-    def __init__(self, main_fraction=0.05, safety_margin=0.3, min_seconds=0.05):
+    def __init__(self, main_fraction=0.1, safety_margin=0.3, min_seconds=0.05, game_length=0.8,
+                 min_moves_left=10, extend=2.0):
         self.main_fraction = main_fraction
         self.safety_margin = safety_margin
         self.min_seconds = min_seconds
+        self.game_length = game_length
+        self.min_moves_left = min_moves_left
+        self.extend = extend
+        self.board_points = 361
         self.set_none()
 
     @classmethod
     def from_config(cls, cfg):
         t = cfg.time
-        return cls(t.main_fraction, t.safety_margin, t.min_seconds)
+        return cls(t.main_fraction, t.safety_margin, t.min_seconds, t.game_length, t.min_moves_left,
+                   t.extend)
+
+    def moves_left(self, moves_played):
+        """This player's expected remaining moves: half the expected game
+        length (``game_length`` times the board's points) not yet played,
+        at least ``min_moves_left``."""
+        total = self.game_length * self.board_points
+        return max(self.min_moves_left, (total - moves_played) / 2.0)
 
     # ------------------------------------------------------------ settings
     def set_none(self):
@@ -216,7 +234,9 @@ class TimeControl:
         c = self.clocks[color]
         m = self.safety_margin
         if not c.in_byoyomi and c.main > 0:
-            share = c.main * self.main_fraction
+            # the main time shared over the expected remaining moves (Fuego),
+            # never more than main_fraction of it on one move
+            share = min(c.main / self.moves_left(moves_played), c.main * self.main_fraction)
             cap = c.main - m
             if self.system == "canadian":
                 per_stone = self.byo_time / self.byo_stones - m
@@ -240,4 +260,14 @@ class TimeControl:
         # below the margin: half of what is really left (at most 10 ms), so a
         # clock that is almost out still never reaches zero
         t = max(t, min(0.01, max(hard, 0.0) / 2))
+        self.last_cap = max(cap if not c.in_byoyomi and c.main > 0 else t, t)
         return t if t > 0 else 0.001          # the clock is already out
+
+    def extension_for(self, seconds):
+        """The most an unclear move planned at ``seconds`` may think: up to
+        ``extend`` times the plan, never past what the clock allows that
+        move (the main time's cap; in byo-yomi the period's plan, so a
+        period is never overrun)."""
+        if seconds is None or self.extend <= 1.0:
+            return seconds
+        return max(seconds, min(seconds * self.extend, getattr(self, "last_cap", seconds)))

@@ -143,7 +143,7 @@ def test_time_settings_and_think_seconds():
     p = player()
     assert p.think_seconds(BLACK) is None           # playouts only
     p.time_settings(600, 0, 0)
-    assert p.think_seconds(BLACK) == pytest.approx(600 * p.cfg.time.main_fraction)
+    assert p.think_seconds(BLACK) == pytest.approx(600 / p.tc.moves_left(0))
     with pytest.raises(TimeSettingsError):
         p.time_settings(-1, 0, 0)
     p.time_left(BLACK, 10, 0)

@@ -499,3 +499,22 @@ def test_a_seed_replays_the_search_with_the_net():
         s.run(playouts=800)
         return sorted((m, n) for m, n, *_ in s.tree.children())
     assert tree() == tree()
+
+
+@pytest.mark.parametrize("unclear,why", [(True, "extended"), (False, "time")])
+def test_an_unclear_move_thinks_on_to_its_extension(monkeypatch, unclear, why):
+    s = Search(cfg("search.playouts=100000000", "search.early_stop=false"))
+    monkeypatch.setattr(Search, "_unclear", lambda self: unclear)
+    s.set_position(Board(9), 7.0)
+    r = s.run(playouts=None, seconds=0.05, extend_to=0.15)
+    assert r.stopped_by == why
+
+
+def test_unclear_reads_the_two_most_visited_and_the_best_valued():
+    s = Search(cfg("search.playouts=2000", "search.early_stop=false"))
+    s.set_position(Board(5), 7.0)
+    s.run()
+    ch = sorted(((c[1], c[2] / c[1]) for c in s.tree.children() if c[1] > 0), reverse=True)
+    (n1, q1), (n2, _) = ch[0], ch[1]
+    expect = n2 * 1.5 > n1 or max(q for n, q in ch if n >= 0.1 * n1) > q1 + 0.02
+    assert s._unclear() == expect

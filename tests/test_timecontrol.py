@@ -32,9 +32,11 @@ def test_absolute_uses_fraction_and_margin():
     t = tc()
     t.set_gtp(600, 0, 0)
     assert t.system == "absolute"
-    assert t.seconds_for_move(B) == pytest.approx(30.0)
+    # the main time shared over the expected own moves left (19x19: 0.8 * 361 / 2)
+    assert t.moves_left(0) == pytest.approx(144.4)
+    assert t.seconds_for_move(B) == pytest.approx(600 / 144.4)
     t.time_left(B, 10, 0)
-    assert t.seconds_for_move(B) == pytest.approx(0.5)
+    assert t.seconds_for_move(B, 300) == pytest.approx(10 * t.main_fraction)   # min_moves_left: 10
     t.time_left(B, 0.2, 0)      # less than the margin: think minimally, never overrun
     assert t.seconds_for_move(B) <= 0.2
 
@@ -134,10 +136,13 @@ def test_reset_restores_clocks():
 
 def test_from_config():
     from engine.config import load
-    cfg = load(None, ["time.safety_margin=1.0", "time.main_fraction=0.1"])
+    cfg = load(None, ["time.safety_margin=1.0", "time.main_fraction=0.5", "time.game_length=0.1",
+                      "time.min_moves_left=4"])
     t = TimeControl.from_config(cfg)
     t.set_gtp(100, 0, 0)
-    assert t.seconds_for_move(B) == pytest.approx(10.0)
+    assert t.moves_left(0) == pytest.approx(0.1 * 361 / 2)
+    assert t.seconds_for_move(B) == pytest.approx(100 / 18.05)
+    assert t.moves_left(1000) == 4
 
 
 # -- match statistics live in tools.stats; small enough to test here too
@@ -150,3 +155,58 @@ def test_wilson_and_elo():
     s = stats.summarize(7, 3, 0)
     assert s["winrate"] == 0.7 and s["elo_lo"] < s["elo"] < s["elo_hi"]
     assert stats.fmt_elo(float("inf")) == "+inf" and stats.fmt_elo(None) == "n/a"
+
+
+def test_the_plan_does_not_starve_a_long_game():
+    """19x19, 30 minutes: the 100th own move gets what the first got (the
+    old 5%-of-what-is-left rule gave it 0.6% of the first's share)."""
+    t = tc()
+    t.set_gtp(1800, 0, 0)
+    first = t.seconds_for_move(B, 0)
+    for k in range(100):
+        t.spend(B, t.seconds_for_move(B, 2 * k))
+    assert t.seconds_for_move(B, 200) >= 0.9 * first
+    assert t.clocks[B].main > 0
+
+
+def test_extension_stays_inside_the_clock():
+    t = tc()
+    t.set_gtp(600, 0, 0)
+    s = t.seconds_for_move(B, 0)
+    assert t.extension_for(s) == pytest.approx(s * t.extend)
+    t.time_left(B, 2.0, 0)                  # little main time left: never past the cap
+    s = t.seconds_for_move(B, 0)
+    assert s <= t.extension_for(s) <= 2.0 - t.safety_margin + 1e-9
+    t.set_gtp(0, 10, 5)                     # Canadian byo-yomi: a period is never overrun
+    s = t.seconds_for_move(B, 0)
+    assert t.extension_for(s) == pytest.approx(s) and s <= 10 / 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("settings", [(0, 1, 1), (6, 0, 0), (0, 3, 10)])
+def test_whole_games_never_lose_on_time(settings):
+    """Whole 5x5 games, the engine on both sides keeping its own clocks (no
+    time_left, as gomill's ringmaster): no move overruns what its clock had
+    left.  ``0 1 1`` as GTP sends it; the absolute and Canadian clocks of the
+    issue (60 0 0, 0 30 10) at a tenth of their length."""
+    import time as _time
+    from engine.config import load
+    from engine.player import Player
+    p = Player(load(None, ["gtp.boardsize=5", "prior.evaluator=expert", "search.playouts=100000000",
+                           "search.early_stop=false", "search.seed=3", "player.score_playouts=50"]))
+    p.time_settings(*settings)
+    passes, moves = 0, 0
+    while passes < 2 and moves < 60:
+        color = 1 + moves % 2
+        c = p.tc.clocks[color]
+        allowed = (c.byo / max(c.stones, 1) if p.tc.system == "canadian" else c.byo) if c.in_byoyomi \
+            else c.main + (p.tc.byo_time / max(p.tc.byo_stones, 1) if p.tc.system == "canadian" else 0.0)
+        t0 = _time.perf_counter()
+        m = p.genmove(color)
+        took = _time.perf_counter() - t0
+        assert took < allowed, (settings, moves, took, allowed)
+        assert p.last["result"] is None or p.last["result"].stopped_by in ("time", "extended", "early")
+        moves += 1
+        passes = passes + 1 if m == 25 else 0
+        if m < 0:
+            break
