@@ -603,24 +603,25 @@ def _gtp_main(*sets):
 
 
 @pytest.mark.slow
-def test_end_of_input_stops_a_long_genmove():
-    """The controller closes stdin while genmove searches: the search stops,
-    the move is still answered, and the engine exits with 0."""
+def test_piped_input_is_answered_at_full_strength():
+    """A batch of commands piped in and closed (gtp_main.py < batch.gtp): the
+    genmove read before the end of input searches its whole budget, as GNU
+    Go, Pachi and Fuego answer piped commands (it ran 16 visits before)."""
+    p = _gtp_main("search.playouts=3000", "search.early_stop=false")
+    out, err = p.communicate("boardsize 9\n1 genmove b\n2 gomill-explain_last_move\nquit\n", timeout=120)
+    assert p.returncode == 0 and "Traceback" not in err, err
+    assert re.search(r"^=1 ([A-HJ]\d|pass)$", out, re.M), out
+    assert re.search(r"^=2 .* playouts 3000 ", out, re.M), out
+
+
+@pytest.mark.slow
+def test_end_of_input_ends_an_open_analysis():
+    """Only an open-ended command stops at the end of input: lz-analyze
+    streams until the next line, and the end of input is one."""
     p = _gtp_main()
-    try:
-        p.stdin.write("boardsize 9\n1 genmove b\n")
-        p.stdin.flush()
-        time.sleep(1.0)                       # the search is under way
-        stdin, p.stdin = p.stdin, None        # communicate() leaves it alone
-        stdin.close()
-        out, err = p.communicate(timeout=20)   # liveness only: 10^8 playouts would take hours
-    finally:
-        if p.poll() is None:
-            p.kill()
-            p.communicate()
-    assert p.returncode == 0, err
-    assert "Traceback" not in err, err
-    assert re.search(r"^=1 ([A-HJ]\d|pass|resign)$", out, re.M), out
+    out, err = p.communicate("boardsize 9\n1 lz-analyze b 10\n", timeout=60)
+    assert p.returncode == 0 and "Traceback" not in err, err
+    assert "\n=1\n" in out and out.endswith("\n\n"), out
 
 
 @pytest.mark.slow

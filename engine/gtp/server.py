@@ -229,7 +229,10 @@ class GtpServer:
                 self.queue.put(raw)
         except (OSError, ValueError):
             pass
-        self.player.close()        # end of input: no search outlives the controller
+        # end of input: every command read before it is answered in full (as
+        # GNU Go, Pachi and Fuego do with piped input); only an open-ended
+        # analysis or pondering stops at it (they wait for the next line);
+        # serve() closes the Player when the queue is done
         self.queue.put(None)
 
     def _next_raw(self, timeout=None):
@@ -273,6 +276,7 @@ class GtpServer:
             if raw is None:
                 break
             self.handle_line(raw)
+        self.player.close()        # no search outlives the session
         log.info("session ended")
 
     def respond(self, line):
