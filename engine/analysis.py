@@ -15,6 +15,7 @@ class Rows(list):
     """Analysis rows (dicts, best first) with the root's ``ownership``
     (size*size values in flat point order, +1 owned by the analysed colour)."""
     ownership = None
+    root_lead = 0.0
 
 
 class ScoredRows:
@@ -75,4 +76,5 @@ class ScoredRows:
             fresh += new
             r["scoreLead"], r["scoreStdev"] = lead, sd
         out.ownership = root[0]
+        out.root_lead = root[1]
         return out

@@ -590,14 +590,18 @@ cdef class NodePool:
             c = self.next_sibling[c]
         return best
 
-    def pv(self, int n, int max_len=20):
-        """Most-visited line from node n (n's own move excluded)."""
+    def pv_nodes(self, int n, int max_len=20):
+        """The nodes of the most-visited line from node n (n excluded)."""
         out = []
         c = self.best_child(n)
         while c >= 0 and len(out) < max_len:
-            out.append(self.move[c])
+            out.append(c)
             c = self.best_child(c)
         return out
+
+    def pv(self, int n, int max_len=20):
+        """Most-visited line from node n (n's own move excluded)."""
+        return [self.move[c] for c in self.pv_nodes(n, max_len)]
 
     def ensemble_visits(self):
         """Root visits and rewards per move accumulated by the ensemble

@@ -480,8 +480,11 @@ class Search:
             n0, w0 = pri[move][0], pri[move][1]
             pv0 = w0 / n0 if n0 > 0 else 0.5
             wr = W / N if N > 0 else pv0
+            pv_nodes = self.tree.pv_nodes(node, 15)
             out.append({"move": move, "visits": N, "winrate": wr, "prior": P if P > 0 else 0.0,
-                        "pv": [move] + self.tree.pv(node, 15), "N": N, "prior_value": pv0})
+                        "pv": [move] + [self.tree.node(x)["move"] for x in pv_nodes],
+                        "pv_visits": [N] + [self.tree.node(x)["N"] for x in pv_nodes],
+                        "N": N, "prior_value": pv0})
         if self.cfg.pool.full_policy == "ensemble":
             # ensemble MCTS decides on the visits summed over every tree it
             # built (Fern & Lewis; Powley et al.)

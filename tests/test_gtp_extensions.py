@@ -353,3 +353,22 @@ def test_a_command_added_as_hacking_says_is_served(monkeypatch):
     assert ok(eng, "stones-count") == "1"
     assert "stones-count" in ok(eng, "list_commands").split()
     fail(eng, "stones-count 3")
+
+
+def test_kata_analyze_takes_katago_options(eng):
+    """Options KataGo documents are accepted: pvVisits and rootInfo are
+    emitted, the others ignored, none refused (Lizzie sends pvVisits true)."""
+    ok(eng, "play b E5")
+    out = eng.respond("kata-analyze w 10 pvVisits true rootInfo true movesOwnership true "
+                      "ownershipStdev false pvEdgeVisits true")
+    assert out.startswith("=")
+    from engine.analysis import ScoredRows
+    eng.player.genmove(2, play=False, budget=(300, None))
+    rows = ScoredRows(eng.player, 2, 9).annotate(eng.player.search().analysis())
+    line = eng._info_line(rows, {"kata": True, "avoid": set(), "pvVisits": True, "rootInfo": True})
+    first = line.split(" info ")[0]
+    m = re.search(r" pv ((?:[A-HJ]\d ?)+) pvVisits ((?:\d+ ?)+)", first)
+    assert m and len(m.group(1).split()) == len(m.group(2).split())
+    assert int(m.group(2).split()[0]) == rows[0]["visits"]
+    assert re.search(r"rootInfo visits \d+ utility \S+ winrate \S+ scoreMean \S+", line)
+    fail(eng, "kata-analyze w 10 pvVisits maybe")

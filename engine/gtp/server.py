@@ -392,13 +392,25 @@ class GtpServer:
                 lead, sd = r.get("scoreLead", 0.0), r.get("scoreStdev", 0.0)
                 # KataGo's fields in KataGo's order; the playout mean is the
                 # lead, the mean and the self-play score at once
-                parts.append(f"info move {mv} visits {visits} utility {2 * wr - 1:.6g} winrate {wr:.6g} "
-                             f"scoreMean {lead:.6g} scoreStdev {sd:.6g} scoreLead {lead:.6g} "
-                             f"scoreSelfplay {lead:.6g} prior {prior:.6g} lcb {lcb:.6g} "
-                             f"utilityLcb {2 * lcb - 1:.6g} order {order} pv {pv}")
+                info = (f"info move {mv} visits {visits} utility {2 * wr - 1:.6g} winrate {wr:.6g} "
+                        f"scoreMean {lead:.6g} scoreStdev {sd:.6g} scoreLead {lead:.6g} "
+                        f"scoreSelfplay {lead:.6g} prior {prior:.6g} lcb {lcb:.6g} "
+                        f"utilityLcb {2 * lcb - 1:.6g} order {order} pv {pv}")
+                if opts.get("pvVisits") and r.get("pv_visits"):
+                    info += " pvVisits " + " ".join(str(int(v)) for v in r["pv_visits"])
+                parts.append(info)
             else:
                 parts.append(f"info move {mv} visits {visits} winrate {_permyriad(wr)} "
                              f"prior {_permyriad(prior)} lcb {_permyriad(lcb)} order {order} pv {pv}")
+        if kata and opts.get("rootInfo") and rows:
+            # the root as KataGo reports it: all visits, the chosen move's
+            # value for the side to move, the root's score lead
+            best = rows[0]
+            wr = min(1.0, max(0.0, float(best.get("winrate", 0.5))))
+            lead = getattr(rows, "root_lead", best.get("scoreLead", 0.0))
+            parts.append(f"rootInfo visits {sum(int(r.get('visits', 0)) for r in rows)} "
+                         f"utility {2 * wr - 1:.6g} winrate {wr:.6g} scoreMean {lead:.6g} "
+                         f"scoreLead {lead:.6g} scoreSelfplay {lead:.6g}")
         own = getattr(rows, "ownership", None)
         if opts.get("ownership") and own is not None:
             n = self.size         # KataGo's order: the top row (A19 on 19x19) first, left to right
@@ -467,10 +479,10 @@ class GtpServer:
                 interval = parse_int(val, "interval", 0)
             elif key in ("minmoves", "maxmoves"):
                 opts[key] = parse_int(val, key, 0)
-            elif key == "ownership":
+            elif key in ("ownership",) + KATA_FLAGS:
                 if val.lower() not in ("true", "false"):
-                    raise GtpFail(f"syntax error: ownership true|false, not '{val}'")
-                opts["ownership"] = val.lower() == "true"
+                    raise GtpFail(f"syntax error: {args[i]} true|false, not '{val}'")
+                opts[key if key == "ownership" else KATA_FLAGS_BY_LOWER[key]] = val.lower() == "true"
             else:
                 raise GtpFail(f"unsupported analyze option '{args[i]}'")
             i += 2
@@ -1021,6 +1033,13 @@ _KATA_RULES = {"chinese": "chinese", "chinese-kgs": "chinese", "chinese-ogs": "c
                "bga": "aga", "new-zealand": "new_zealand", "new_zealand": "new_zealand",
                "japanese": "japanese", "korean": "japanese"}
 
+
+
+# KataGo's kata-analyze flags: pvVisits and rootInfo are emitted, the others
+# (ownership by move, its deviation, edge visits) are accepted and ignored
+KATA_FLAG_NAMES = ("pvVisits", "rootInfo", "movesOwnership", "ownershipStdev", "pvEdgeVisits")
+KATA_FLAGS = tuple(k.lower() for k in KATA_FLAG_NAMES)
+KATA_FLAGS_BY_LOWER = {k.lower(): k for k in KATA_FLAG_NAMES}
 
 
 def _permyriad(x):
