@@ -430,10 +430,16 @@ class Player:
             raise GameStateError(str(e)) from None
         self._new_game()
 
+    # player.rules as SGF's RU spells them (FF[4])
+    SGF_RULES = {"chinese": "Chinese", "japanese": "Japanese", "aga": "AGA", "new_zealand": "NZ"}
+
     def sgf(self):
-        """The game as SGF text, our name on the side we played."""
-        return self.game.to_sgf(properties={"PB": self.cfg.gtp.name} if self.color == BLACK else
-                                {"PW": self.cfg.gtp.name} if self.color == WHITE else None)
+        """The game as SGF text: our name on the side we played, the rules
+        set (player.rules, kgs-rules, kata-set-rules) as RU."""
+        props = {"RU": self.SGF_RULES[self.cfg.player.rules]}
+        if self.color in (BLACK, WHITE):
+            props["PB" if self.color == BLACK else "PW"] = self.cfg.gtp.name
+        return self.game.to_sgf(properties=props)
 
     # ================================================================ time
     def time_settings(self, main, byo_time, byo_stones):

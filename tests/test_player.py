@@ -232,3 +232,12 @@ def test_scored_rows_carry_lead_and_ownership():
     assert len(rows.ownership) == n and all(-1 <= v <= 1 for v in rows.ownership)
     assert all("scoreLead" in r and r["scoreStdev"] >= 0 for r in rows)
     assert sum(1 for r in rows if r["visits"] > 0) >= 1
+
+
+@pytest.mark.parametrize("rules,ru", [("chinese", "Chinese"), ("japanese", "Japanese"), ("aga", "AGA"),
+                                      ("new_zealand", "NZ")])
+def test_sgf_names_the_rules_set(rules, ru):
+    p = player()
+    p.set_rules(rules)
+    p.play(BLACK, pt("E5"))
+    assert f"RU[{ru}]" in p.sgf() and p.sgf().count("RU[") == 1
