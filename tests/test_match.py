@@ -15,6 +15,7 @@ import pytest
 
 from engine.config import load
 from tools import match, selfplay
+from tools.gtp_client import GNUGO
 from tools.rundir import SETTINGS, SettingsMismatch, differences
 from tests.conftest import PY, ROOT
 
@@ -158,3 +159,21 @@ def test_a_bare_python_is_the_matchs_interpreter():
                                                                      "--set", "a=1"]
     assert match.resolve_command(["python3", "x.py"])[0] == sys.executable
     assert match.resolve_command("/usr/bin/python3 x.py")[0] == "/usr/bin/python3"
+
+
+@pytest.mark.gnugo
+@pytest.mark.parametrize("extra,words", [
+    (["--opponent", "gnugo-typo --mode gtp"], "cannot play: cannot start"),
+    (["--opponent", f"{GNUGO} --mode gtp", "--set", "net.required=true", "--set", "net.weights=/no/such.pt"],
+     "net.required"),
+])
+def test_a_setup_error_is_no_game(tmp_path, extra, words):
+    """An engine that cannot start aborts the run with one line and a
+    non-zero exit; no forfeit is scored (it gave 100% and exit 0)."""
+    r = subprocess.run([sys.executable, "-m", "tools.match", "--games", "2", "--size", "9",
+                        "--out", str(tmp_path / "m")] + extra,
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.startswith("match:")]
+    assert len(lines) == 1 and words in lines[0], r.stderr
+    assert not (tmp_path / "m" / "results.json").exists()

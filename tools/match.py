@@ -45,6 +45,7 @@ import os
 import shlex
 import shutil
 import sys
+import tempfile
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor
@@ -155,6 +156,33 @@ def _start(cmd, timeout, stderr_path):
     except OSError as e:
         err.close()
         raise EngineDied(f"cannot start '{cmd}': {e}") from None
+
+
+def preflight(cmd, size, timeout=120.0):
+    """Start the engine ``cmd`` once and ask it ``name`` and ``boardsize``:
+    None when it answers, else the reason it cannot play (a setup error is
+    not a game: the match stops before it scores forfeits)."""
+    try:
+        with tempfile.TemporaryFile("w+") as err:
+            try:
+                client = GtpClient(resolve_command(cmd), timeout=timeout, stderr=err)
+            except OSError as e:
+                return f"cannot start: {e}"
+            try:
+                client.send("name")
+                client.send(f"boardsize {size}")
+                client.send("clear_board")
+                return None
+            except (EngineDied, GtpError) as e:
+                client.close()
+                err.flush()
+                err.seek(0)
+                tail = [ln.strip() for ln in err.read().splitlines() if ln.strip()][-1:]
+                return f"{e}" + (f" ({tail[0]})" if tail else "")
+            finally:
+                client.close()
+    except OSError as e:
+        return str(e)
 
 
 def subprocess_devnull():
@@ -577,10 +605,26 @@ def main(argv=None):
         except ConfigError as e:
             ap.error(str(e))
         score_playouts = cfg.player.score_playouts
+        if cfg.net.required and (cfg.prior.evaluator == "net" or cfg.net.rawnet):
+            from engine.factory import NoNet, load_evaluator
+            try:
+                import dataclasses
+                load_evaluator(dataclasses.replace(cfg, prior=dataclasses.replace(cfg.prior, evaluator="net")),
+                               args.size)
+            except NoNet as e:
+                print(f"match: our engine cannot play {args.size}x{args.size} with net.required: {e}",
+                      file=sys.stderr)
+                return 2
         if not args.engine:
             settings["config"] = to_dict(cfg)
     ours = args.engine or our_engine_command(args.config, args.set)
     names = tuple(args.names) if args.names else ("gomcts", os.path.basename(resolve_command(args.opponent)[0]))
+    for cmd in (ours, args.opponent):
+        why = preflight(cmd, args.size, args.move_timeout)
+        if why is not None:
+            print(f"match: the engine '{cmd if isinstance(cmd, str) else shlex.join(cmd)}' cannot play: {why}",
+                  file=sys.stderr)
+            return 2
     try:
         results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers or 1,
                              names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
