@@ -619,7 +619,7 @@ def main(argv=None):
             settings["config"] = to_dict(cfg)
     ours = args.engine or our_engine_command(args.config, args.set)
     names = tuple(args.names) if args.names else ("gomcts", os.path.basename(resolve_command(args.opponent)[0]))
-    for cmd in (ours, args.opponent):
+    for cmd in ((ours, args.opponent) if args.games > 0 else ()):
         why = preflight(cmd, args.size, args.move_timeout)
         if why is not None:
             print(f"match: the engine '{cmd if isinstance(cmd, str) else shlex.join(cmd)}' cannot play: {why}",
