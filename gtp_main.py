@@ -1,4 +1,6 @@
-"""GTP entry point: ``python gtp_main.py [--config FILE] [--set table.key=value ...]``.
+"""GTP entry point: ``python gtp_main.py [--config FILE] [--set table.key=value ...]``;
+``python gtp_main.py analysis [...]`` speaks KataGo's JSON analysis protocol
+instead (KaTrain; engine/gtp/analysis_json.py).
 
 Loads the config, builds the engine and serves GTP on stdin/stdout.  Logs go
 to stderr (or ``gtp.log_file``), never to stdout.  The net (torch) and the
@@ -17,6 +19,8 @@ import sys
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description="gomcts GTP engine (stdin/stdout)")
+    ap.add_argument("mode", nargs="?", default="gtp", choices=("gtp", "analysis"),
+                    help="gtp (default) or analysis: KataGo's JSON analysis protocol (KaTrain)")
     ap.add_argument("--config", help="TOML config file (default: built-in defaults)")
     ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE",
                     help="override one config key; repeatable")
@@ -33,6 +37,10 @@ def main(argv=None):
     handler = logging.FileHandler(cfg.gtp.log_file) if cfg.gtp.log_file else logging.StreamHandler(sys.stderr)
     logging.basicConfig(level=args.log_level.upper(), handlers=[handler],
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    if args.mode == "analysis":
+        from engine.gtp.analysis_json import AnalysisServer
+        AnalysisServer(cfg, out=sys.stdout).serve(sys.stdin)
+        return 0
     from engine.gtp.server import GtpServer
     server = GtpServer(cfg, out=sys.stdout)
     server.serve(sys.stdin)

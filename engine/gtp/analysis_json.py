@@ -1,0 +1,267 @@
+"""KataGo's JSON analysis protocol, as KaTrain speaks it (``katago analysis``):
+``python gtp_main.py analysis [--config FILE] [--set ...]``.
+
+One JSON object a line on stdin, one a line on stdout:
+
+- a query: ``id``, ``moves`` ([["B", "D4"], ...]), ``initialStones``,
+  ``initialPlayer``, ``rules`` (a name: chinese, japanese, aga, korean,
+  tromp-taylor...; an object counts as chinese), ``komi``, ``boardXSize`` /
+  ``boardYSize`` (square boards only), ``analyzeTurns`` (default: the last
+  position), ``maxVisits``, ``includeOwnership``, ``includePolicy``,
+  ``priority``; other keys are accepted and ignored;
+- a response per analysed turn: ``id``, ``turnNumber``, ``isDuringSearch``
+  false, ``moveInfos`` (move, visits, winrate, scoreLead, scoreMean,
+  scoreStdev, prior, lcb, order, pv), ``rootInfo`` (visits, winrate,
+  scoreLead, currentPlayer), ``ownership`` and ``policy`` when asked;
+  win rates and score leads are Black's (KataGo's
+  ``reportAnalysisWinratesAs = BLACK``, KaTrain's setting); ownership is
+  row by row from the top (+1 Black);
+- ``{"id": ..., "action": "query_version"}``: ``version``;
+- ``{"id": ..., "action": "terminate", "terminateId": ...}``: the queued
+  turns of that query are dropped (the one searching ends at once).
+
+Queries are read on their own thread and answered by priority (higher
+first), then in arrival order, so several can be in flight.  A malformed
+line or query gets ``{"id": ..., "error": "...", "field": ...}`` and the
+server keeps serving.  The protocol is parsed here; the engine work is the
+Player's (search, score stats, net priors).
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import json
+import logging
+import sys
+import threading
+
+from board_ext.board import BLACK, WHITE
+from engine import coords
+from engine.player import Player, PlayerError
+
+log = logging.getLogger("gomcts.analysis_json")
+
+VERSION = "1.13.0"          # the KataGo analysis protocol version we follow
+
+RULES = {"chinese": "chinese", "chinese-ogs": "chinese", "chinese-kgs": "chinese", "aga": "aga",
+         "bga": "aga", "new-zealand": "new_zealand", "new_zealand": "new_zealand", "nz": "new_zealand",
+         "japanese": "japanese", "korean": "japanese", "tromp-taylor": "chinese",
+         "stone-scoring": "chinese"}
+
+
+class QueryError(ValueError):
+    def __init__(self, msg, field=None):
+        super().__init__(msg)
+        self.field = field
+
+
+def _color(text, field):
+    t = str(text).strip().upper()
+    if t in ("B", "BLACK"):
+        return BLACK
+    if t in ("W", "WHITE"):
+        return WHITE
+    raise QueryError(f"bad player '{text}'", field)
+
+
+class AnalysisServer:
+    """The JSON analysis engine over one Player (``cfg``: the engine's config)."""
+
+    def __init__(self, cfg, out=None):
+        self.player = Player(cfg)
+        self.out = out if out is not None else sys.stdout
+        self._lock = threading.Lock()          # one writer
+        self._cv = threading.Condition()
+        self._heap = []                        # (-priority, seq, query dict, turn)
+        self._seq = itertools.count()
+        self._eof = False
+        self._terminated = set()
+
+    # ------------------------------------------------------------ output
+    def _send(self, obj):
+        with self._lock:
+            try:
+                self.out.write(json.dumps(obj, separators=(",", ":")) + "\n")
+                self.out.flush()
+            except (BrokenPipeError, ValueError):
+                self._eof = True
+
+    def _error(self, msg, qid=None, field=None):
+        obj = {"error": msg}
+        if qid is not None:
+            obj["id"] = qid
+        if field:
+            obj["field"] = field
+        self._send(obj)
+
+    # ------------------------------------------------------------ input
+    def handle_line(self, line):
+        """Parse one input line: queue its turns, or answer an action."""
+        line = line.strip()
+        if not line:
+            return
+        try:
+            q = json.loads(line)
+        except ValueError as e:
+            self._error(f"could not parse JSON: {e}")
+            return
+        if not isinstance(q, dict):
+            self._error("a query must be a JSON object")
+            return
+        qid = q.get("id")
+        if qid is None:
+            self._error("missing field 'id'", field="id")
+            return
+        action = q.get("action")
+        if action == "query_version":
+            self._send({"id": qid, "action": "query_version", "version": VERSION, "git_hash": "gomcts"})
+            return
+        if action == "terminate":
+            target = q.get("terminateId")
+            with self._cv:
+                self._terminated.add(target)
+                self._heap = [h for h in self._heap if h[2]["id"] != target]
+                heapq.heapify(self._heap)
+            if self._current == target:
+                self.player.interrupt.set()      # the turn searching now ends with what it has
+            self._send({"id": qid, "action": "terminate"})
+            return
+        if action is not None:
+            self._error(f"unknown action '{action}'", qid, "action")
+            return
+        try:
+            turns = self._check(q)
+        except QueryError as e:
+            self._error(str(e), qid, e.field)
+            return
+        pri = q.get("priority", 0)
+        with self._cv:
+            self._terminated.discard(qid)
+            for t in turns:
+                heapq.heappush(self._heap, (-int(pri), next(self._seq), q, t))
+            self._cv.notify()
+
+    def _check(self, q):
+        """The turns to analyse; QueryError naming the field at fault."""
+        x, y = q.get("boardXSize", 19), q.get("boardYSize", q.get("boardXSize", 19))
+        if not isinstance(x, int) or x != y or not 2 <= x <= coords.MAX_SIZE:
+            raise QueryError(f"only square boards of 2..{coords.MAX_SIZE} (boardXSize {x}, boardYSize {y})",
+                             "boardXSize")
+        moves = q.get("moves", [])
+        if not isinstance(moves, list):
+            raise QueryError("moves must be a list of [player, vertex]", "moves")
+        for key in ("moves", "initialStones"):
+            for m in q.get(key, []) or []:
+                if not (isinstance(m, list) and len(m) == 2):
+                    raise QueryError(f"{key}: each entry is [player, vertex]", key)
+                _color(m[0], key)
+                try:
+                    coords.from_gtp(str(m[1]), x)
+                except ValueError:
+                    raise QueryError(f"{key}: bad vertex '{m[1]}'", key) from None
+        turns = q.get("analyzeTurns", [len(moves)])
+        if not isinstance(turns, list) or not all(isinstance(t, int) and 0 <= t <= len(moves) for t in turns):
+            raise QueryError(f"analyzeTurns must be turn numbers in 0..{len(moves)}", "analyzeTurns")
+        mv = q.get("maxVisits", self.player.cfg.search.playouts)
+        if not isinstance(mv, int) or mv < 1:
+            raise QueryError("maxVisits must be a positive integer", "maxVisits")
+        rules = q.get("rules", "chinese")
+        if isinstance(rules, str) and rules.lower() not in RULES:
+            raise QueryError(f"unknown rules '{rules}'", "rules")
+        komi = q.get("komi", 7.5)
+        if not isinstance(komi, (int, float)):
+            raise QueryError("komi must be a number", "komi")
+        return turns
+
+    # ------------------------------------------------------------ work
+    _current = None
+
+    def _worker(self):
+        while True:
+            with self._cv:
+                while not self._heap and not self._eof:
+                    self._cv.wait()
+                if not self._heap:
+                    return
+                _, _, q, turn = heapq.heappop(self._heap)
+                if q["id"] in self._terminated:
+                    continue
+                self._current = q["id"]
+            try:
+                self._send(self.analyse(q, turn))
+            except (PlayerError, QueryError) as e:
+                self._error(str(e), q["id"], getattr(e, "field", None))
+            except Exception as e:          # a bug must not end the session
+                log.exception("analysis of %s failed", q["id"])
+                self._error(f"internal error: {type(e).__name__}: {e}", q["id"])
+            finally:
+                self._current = None
+                self.player.interrupt.clear()
+
+    def analyse(self, q, turn):
+        """The response object for turn ``turn`` of query ``q``."""
+        p = self.player
+        size = q.get("boardXSize", 19)
+        rules = q.get("rules", "chinese")
+        p.set_option("player.rules", RULES[rules.lower()] if isinstance(rules, str) else "chinese")
+        p.new_game(size, float(q.get("komi", 7.5)))
+        stones = q.get("initialStones") or []
+        if stones:
+            black = [coords.from_gtp(v, size) for c, v in stones if _color(c, "initialStones") == BLACK]
+            white = [coords.from_gtp(v, size) for c, v in stones if _color(c, "initialStones") == WHITE]
+            p.setup(black, white)
+        if "initialPlayer" in q:
+            p.set_to_move(_color(q["initialPlayer"], "initialPlayer"))
+        for c, v in (q.get("moves") or [])[:turn]:
+            p.play(_color(c, "moves"), coords.from_gtp(v, size))
+        to_move = p.game.to_move
+        sign = 1.0 if to_move == BLACK else -1.0      # rows are for the side to move; reported as Black's
+        rows = []
+        p.genmove(to_move, play=False, budget=(int(q.get("maxVisits", p.cfg.search.playouts)), None),
+                  on_info=None)
+        scored = p.scored_rows(to_move, rows.append)
+        scored(p.search().analysis())
+        an = rows[-1]
+        infos = []
+        for order, r in enumerate(x for x in an if x.get("visits", 0) > 0):
+            wr = r["winrate"] if to_move == BLACK else 1.0 - r["winrate"]
+            lcb = r.get("lcb", r["winrate"])
+            infos.append({"move": p.vtx(r["move"]), "visits": int(r["visits"]), "winrate": wr,
+                          "scoreLead": sign * r["scoreLead"], "scoreMean": sign * r["scoreLead"],
+                          "scoreStdev": r["scoreStdev"], "prior": float(r.get("prior", 0.0)),
+                          "lcb": lcb if to_move == BLACK else 1.0 - lcb, "utility": 2 * wr - 1,
+                          "order": order, "pv": [p.vtx(m) for m in r.get("pv") or [r["move"]]]})
+        best = infos[0] if infos else None
+        out = {"id": q["id"], "turnNumber": turn, "isDuringSearch": False, "moveInfos": infos,
+               "rootInfo": {"visits": sum(i["visits"] for i in infos),
+                            "winrate": best["winrate"] if best else 0.5,
+                            "scoreLead": sign * an.root_lead, "utility": 2 * (best["winrate"] if best else 0.5) - 1,
+                            "currentPlayer": "B" if to_move == BLACK else "W"}}
+        if q.get("includeOwnership"):
+            own = [sign * v for v in an.ownership]       # Black's view
+            out["ownership"] = [own[yy * size + xx] for yy in range(size - 1, -1, -1) for xx in range(size)]
+        if q.get("includePolicy"):
+            pr = p.priors()
+            if pr is not None:
+                nn = size * size
+                out["policy"] = [float(pr[yy * size + xx]) for yy in range(size - 1, -1, -1)
+                                 for xx in range(size)] + [float(pr[nn])]
+        return out
+
+    # ------------------------------------------------------------ session
+    def serve(self, inp=None):
+        """Answer queries until the end of input; every query read before
+        it is answered."""
+        inp = inp if inp is not None else sys.stdin
+        w = threading.Thread(target=self._worker, name="analysis-worker", daemon=True)
+        w.start()
+        try:
+            for line in inp:
+                self.handle_line(line)
+        except (OSError, ValueError):
+            pass
+        with self._cv:
+            self._eof = True
+            self._cv.notify_all()
+        w.join()
+        self.player.close()

@@ -1,0 +1,72 @@
+"""KataGo's JSON analysis protocol (gtp_main.py analysis), as KaTrain speaks it."""
+import io
+import json
+import os
+import subprocess
+
+from engine.config import load
+from engine.gtp.analysis_json import AnalysisServer
+from tests.conftest import PY, ROOT, SMALL
+
+Q = {"id": "q1", "moves": [["B", "D4"], ["W", "F5"]], "rules": "japanese", "komi": 6.5,
+     "boardXSize": 9, "boardYSize": 9, "analyzeTurns": [0, 2], "maxVisits": 150,
+     "includeOwnership": True, "includePolicy": True}
+
+
+def run(lines, queued=False):
+    """The responses to ``lines``, read as a client sends them, or all
+    queued before the first search starts (``queued``)."""
+    out = io.StringIO()
+    srv = AnalysisServer(load(None, SMALL + ["prior.evaluator=expert", "player.score_playouts=30",
+                                             "player.move_score_playouts=8"]), out=out)
+    text = [json.dumps(x) if not isinstance(x, str) else x for x in lines]
+    if queued:
+        for ln in text:
+            srv.handle_line(ln)
+        text = []
+    srv.serve(io.StringIO("".join(ln + "\n" for ln in text)))
+    return [json.loads(ln) for ln in out.getvalue().splitlines()]
+
+
+def test_a_query_is_answered_turn_by_turn():
+    got = run([Q])
+    assert sorted(r["turnNumber"] for r in got) == [0, 2] and all(r["id"] == "q1" for r in got)
+    for r in got:
+        infos = r["moveInfos"]
+        assert infos and [i["order"] for i in infos] == list(range(len(infos)))
+        assert sum(i["visits"] for i in infos) == r["rootInfo"]["visits"] <= 150
+        for i in infos:
+            assert 0 <= i["winrate"] <= 1 and 0 <= i["prior"] <= 1 and i["pv"][0] == i["move"]
+            assert set(i) >= {"move", "visits", "winrate", "scoreLead", "prior", "order", "pv"}
+        assert len(r["ownership"]) == 81 and all(-1 <= v <= 1 for v in r["ownership"])
+        assert len(r["policy"]) == 82
+        assert r["rootInfo"]["currentPlayer"] == "B"          # turns 0 and 2: Black to move
+
+
+def test_versions_errors_and_the_session_goes_on():
+    got = run([{"id": "v", "action": "query_version"}, "not json", {"moves": []},
+               {"id": "b", "boardXSize": 9, "moves": [["B", "Z99"]]},
+               {"id": "c", "boardXSize": 9, "boardYSize": 13},
+               {"id": "d", "boardXSize": 9, "maxVisits": 50}])
+    assert got[0] == {"id": "v", "action": "query_version", "version": got[0]["version"], "git_hash": "gomcts"}
+    errs = [r for r in got if "error" in r]
+    assert [e.get("field") for e in errs] == [None, "id", "moves", "boardXSize"]
+    assert any(r.get("id") == "d" and r["moveInfos"] for r in got)
+
+
+def test_priority_and_terminate():
+    low = dict(Q, id="low", analyzeTurns=[0], priority=-5)
+    high = dict(Q, id="high", analyzeTurns=[2], priority=10)
+    gone = dict(Q, id="gone", analyzeTurns=[0, 1, 2])
+    got = run([low, high, gone, {"id": "t", "action": "terminate", "terminateId": "gone"}], queued=True)
+    assert [r.get("id") for r in got] == ["t", "high", "low"]
+
+
+def test_gtp_main_analysis_mode():
+    p = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "analysis", "--log-level", "WARNING",
+                        "--set", "prior.evaluator=expert", "--set", "player.score_playouts=30"],
+                       input=json.dumps(dict(Q, analyzeTurns=[2], maxVisits=60)) + "\n",
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0, p.stderr
+    r = json.loads(p.stdout.splitlines()[-1])
+    assert r["id"] == "q1" and r["turnNumber"] == 2 and r["moveInfos"]
