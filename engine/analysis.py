@@ -1,7 +1,10 @@
 """Score lead and ownership for analysis rows (KataGo's kata-analyze
-fields): the engine's work, so that GTP only formats.  Each value comes
-from dedicated playouts (``Player.score_stats``), computed once per
-move of one analysis (the position does not change during it)."""
+fields): the engine's work, so that GTP only formats.  A move's lead is the
+mean final score of the search's own simulations through it (as KataGo's
+scoreMean is the search's), so lead and win rate come from the same
+evidence; where the search has none for a visited move (visits kept from an
+earlier root) dedicated playouts stand in (``Player.score_stats``, once per
+move of one analysis); ownership comes from the root's playouts."""
 import logging
 
 from board_ext.board import BLACK
@@ -68,13 +71,22 @@ class ScoredRows:
         out = Rows(rows)
         fresh = 0
         root = self.root()
+        s = self.player.search_built
+        sr = s.root_score() if s is not None and hasattr(s, "root_score") else None
+        root_lead, root_sd = (self.sign * sr[1], sr[2]) if sr else (root[1], root[2])
         for r in out:
-            if r["move"] in avoid or r.get("visits", 0) <= 0:
-                r["scoreLead"], r["scoreStdev"] = root[1], root[2]
+            if r.get("score_n", 0) > 0:
+                # the search's own final scores through the move: the lead
+                # and the win rate come from the same simulations
+                r["scoreLead"], r["scoreStdev"] = self.sign * r["score_mean"], r["score_sd"]
                 continue
+            if r["move"] in avoid or r.get("visits", 0) <= 0:
+                r["scoreLead"], r["scoreStdev"] = root_lead, root_sd
+                continue
+            # visits kept from an earlier root (tree reuse): dedicated playouts
             lead, sd, new = self.move(r["move"], allow_new=fresh < SCORED_PER_CALL)
             fresh += new
             r["scoreLead"], r["scoreStdev"] = lead, sd
         out.ownership = root[0]
-        out.root_lead = root[1]
+        out.root_lead = root_lead
         return out

@@ -98,6 +98,9 @@ cdef class NodePool:
     cdef int pend_cap, n_pend
     cdef double* ens_visits       # ensemble: accumulated root visits per move
     cdef double* ens_wins         # ensemble: accumulated root rewards per move
+    cdef double* score_n          # [nn+2] simulations by the root's move (nn+1: all), this root
+    cdef double* score_sum        # their final scores (black minus white, komi in), summed
+    cdef double* score_sq         # and their squares
     cdef uint8_t* root_forbid     # [nn+1] moves positional superko forbids at the root
     # net requests of the rave tree: nodes that reached net_visits, their positions
     cdef int32_t* req_node
@@ -109,6 +112,7 @@ cdef class NodePool:
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
     cdef void _init_node(self, int n, int par, int m) noexcept nogil
+    cdef void _reset_scores(self) noexcept nogil
     cdef void _link_child(self, int node, int n) noexcept nogil
     cdef void _lru_remove(self, int n) noexcept nogil
     cdef void _lru_push_back(self, int n) noexcept nogil

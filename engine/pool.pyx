@@ -125,6 +125,9 @@ cdef class NodePool:
         self.pend_boards = <board_t*>malloc(self.pend_cap * sizeof(board_t))
         self.ens_visits = <double*>calloc(self.nn + 1, sizeof(double))
         self.ens_wins = <double*>calloc(self.nn + 1, sizeof(double))
+        self.score_n = <double*>calloc(self.nn + 2, sizeof(double))
+        self.score_sum = <double*>calloc(self.nn + 2, sizeof(double))
+        self.score_sq = <double*>calloc(self.nn + 2, sizeof(double))
         self.root_forbid = <uint8_t*>calloc(self.nn + 1, sizeof(uint8_t))
         self.req_cap = max(batch, 1)
         self.n_req = 0
@@ -140,7 +143,8 @@ cdef class NodePool:
                 or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
                 or not self.aW or not self.NM or not self.VM or not self.VB or not self.flags or not self.priors
                 or not self.root_board or not self.pend_path or not self.pend_boards
-                or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid):
+                or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid
+                or not self.score_n or not self.score_sum or not self.score_sq):
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         self.rng.s = seed * <uint64_t>0x9E3779B97F4A7C15 + 12345
         self.n_pend = 0
@@ -154,7 +158,7 @@ cdef class NodePool:
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
         free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
         free(self.N0); free(self.W0); free(self.req_node); free(self.req_move); free(self.req_parent)
-        free(self.req_boards)
+        free(self.req_boards); free(self.score_n); free(self.score_sum); free(self.score_sq)
 
 
     # ------------------------------------------------------------ pool
@@ -207,6 +211,11 @@ cdef class NodePool:
         self.flags[n] = 0
         self.lru_prev[n] = -1
         self.lru_next[n] = -1
+
+    cdef void _reset_scores(self) noexcept nogil:
+        memset(self.score_n, 0, (self.nn + 2) * sizeof(double))
+        memset(self.score_sum, 0, (self.nn + 2) * sizeof(double))
+        memset(self.score_sq, 0, (self.nn + 2) * sizeof(double))
 
     cdef void _link_child(self, int node, int n) noexcept nogil:
         """Put the initialised node n first among node's children."""
@@ -446,6 +455,7 @@ cdef class NodePool:
         self._reset_pool()
         memset(self.ens_visits, 0, (self.nn + 1) * sizeof(double))
         memset(self.ens_wins, 0, (self.nn + 1) * sizeof(double))
+        self._reset_scores()
 
     def advance(self, int m, Board board):
         """Make the child for move m the root (tree reuse); board is the new
@@ -475,6 +485,7 @@ cdef class NodePool:
         board_copy(self.root_board, board.b)
         memset(self.ens_visits, 0, (self.nn + 1) * sizeof(double))
         memset(self.ens_wins, 0, (self.nn + 1) * sizeof(double))
+        self._reset_scores()
         self.stopped_full = False
         return True
 
@@ -602,6 +613,20 @@ cdef class NodePool:
     def pv(self, int n, int max_len=20):
         """Most-visited line from node n (n's own move excluded)."""
         return [self.move[c] for c in self.pv_nodes(n, max_len)]
+
+    def root_scores(self):
+        """The final scores (black minus white, komi in) of this root's
+        simulations: {move: (n, mean, sd)} by the root's move, and the key
+        -1 for all of them (the search's own score evidence, beside its
+        win rates)."""
+        cdef int m
+        out = {}
+        for m in range(self.nn + 2):
+            if self.score_n[m] > 0:
+                mean = self.score_sum[m] / self.score_n[m]
+                var = max(self.score_sq[m] / self.score_n[m] - mean * mean, 0.0)
+                out[-1 if m == self.nn + 1 else m] = (self.score_n[m], mean, var ** 0.5)
+        return out
 
     def ensemble_visits(self):
         """Root visits and rewards per move accumulated by the ensemble

@@ -475,6 +475,7 @@ class Search:
             return []
         ch = self.tree.children()
         pri = self.tree.child_priors()
+        scores = self.tree.root_scores()
         out = []
         for move, N, W, P, NM, VM, node in ch:
             n0, w0 = pri[move][0], pri[move][1]
@@ -485,6 +486,8 @@ class Search:
                         "pv": [move] + [self.tree.node(x)["move"] for x in pv_nodes],
                         "pv_visits": [N] + [self.tree.node(x)["N"] for x in pv_nodes],
                         "N": N, "prior_value": pv0})
+            if move in scores:       # this search's own final scores through the move (black's view)
+                out[-1]["score_n"], out[-1]["score_mean"], out[-1]["score_sd"] = scores[move]
         if self.cfg.pool.full_policy == "ensemble":
             # ensemble MCTS decides on the visits summed over every tree it
             # built (Fern & Lewis; Powley et al.)
@@ -507,6 +510,11 @@ class Search:
             d["visits"] = int(round(visits))
         out.sort(key=lambda d: (-d["visits"], -d.get("prior_value", 0.5), -d["winrate"]))
         return out[:max_children] if max_children else out
+
+    def root_score(self):
+        """(n, mean, sd) of the final scores (black's view) of this root's
+        simulations, or None before any."""
+        return self.tree.root_scores().get(-1) if self.tree is not None else None
 
     def _endgame(self):
         """The Endgame of the root position (the caller's, else one of its own)."""

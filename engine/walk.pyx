@@ -149,7 +149,15 @@ cdef class Tree(NodePool):
         cdef double score = run_playout(bd, &self.rng, self.rollout_fn, self.rollout_ctx, self.komi,
                                         self.max_rollout_moves, moves + ntree, &nroll, NULL)
         cdef double black_reward = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
-        cdef int i
+        cdef int i, m0
+        if ntree + nroll > 0:           # the score evidence by the root's move (score lead)
+            m0 = moves[0]
+            self.score_n[m0] += 1
+            self.score_sum[m0] += score
+            self.score_sq[m0] += score * score
+        self.score_n[self.nn + 1] += 1
+        self.score_sum[self.nn + 1] += score
+        self.score_sq[self.nn + 1] += score * score
         if self.value_lambda > 0:
             # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
             # value head at the deepest node of the path that the net has
