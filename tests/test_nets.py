@@ -568,3 +568,18 @@ def test_a_fully_convolutional_net_serves_every_board_size(tmp_path):
     assert ev.board_size == 7 and ev.has_value
     pri, _ = ev.evaluate([Board(7)])
     assert pri.shape == (1, 50) and abs(float(pri[0].sum()) - 1.0) < 1e-3
+
+
+def test_accuracy_reads_a_conv_net_at_another_size(tmp_path):
+    """nets.accuracy: top-1 <= top-3 on held-out games, value by phase; a
+    fully convolutional net trained at one size read at another."""
+    import torch
+    from nets import accuracy
+    from nets.model import ModelConfig, build
+    from tests.conftest import ROOT
+    cfg = ModelConfig(board_size=19, widths=(8,) * 3, kernels=(3,) * 3, value_head=True, policy_head="conv")
+    torch.save(build(cfg).state_dict(), tmp_path / "net.pt")
+    r = accuracy.evaluate(str(tmp_path / "net.pt"), [os.path.join(ROOT, "datasets", "13x13-test")], 13)
+    assert r["positions"] > 100 and 0 <= r["top1"] <= r["top3"] <= 1
+    assert set(r["phases"]) == {"opening", "middle", "end"}
+    assert all(0 <= b <= 1 and 0 <= s <= 1 for _, b, s in r["phases"].values())
