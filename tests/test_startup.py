@@ -120,7 +120,7 @@ def budget(config, sets=(), commands=()):
     return RecordingSearch.runs[-1]
 
 
-@pytest.mark.parametrize("config,seconds", [("9x9.toml", 1.0), ("19x19.toml", 5.0)])
+@pytest.mark.parametrize("config,seconds", [("9x9.toml", 1.0), ("13x13.toml", 3.0), ("19x19.toml", 5.0)])
 def test_shipped_configs_think_a_set_time_without_a_clock(config, seconds):
     playouts, secs = budget(config)
     assert secs == seconds
@@ -141,5 +141,5 @@ def test_a_clock_allocates_the_time_not_search_seconds():
 def test_fixed_simulations_stay_reachable():
     """Experiments: --set search.seconds=0 --set search.playouts=N is a
     fixed-simulation engine."""
-    for config in ("9x9.toml", "19x19.toml"):
+    for config in ("9x9.toml", "13x13.toml", "19x19.toml"):
         assert budget(config, ["search.seconds=0", "search.playouts=10000"]) == (10000, None)
