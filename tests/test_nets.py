@@ -583,3 +583,24 @@ def test_accuracy_reads_a_conv_net_at_another_size(tmp_path):
     assert r["positions"] > 100 and 0 <= r["top1"] <= r["top3"] <= 1
     assert set(r["phases"]) == {"opening", "middle", "end"}
     assert all(0 <= b <= 1 and 0 <= s <= 1 for _, b, s in r["phases"].values())
+
+
+def test_calibration_scores_value_and_rollouts_by_phase(tmp_path):
+    """nets.calibration: Brier of the value head and of k rollouts against
+    the games' results, by phase; 'worth' reads the crossing."""
+    import json
+    import torch
+    from nets import calibration
+    from nets.model import ModelConfig, build
+    from tests.conftest import ROOT
+    cfg = ModelConfig(board_size=13, widths=(8,) * 3, kernels=(3,) * 3, value_head=True, policy_head="conv")
+    torch.save(build(cfg).state_dict(), tmp_path / "net.pt")
+    (tmp_path / "net.json").write_text(json.dumps({"model_config": cfg.to_dict()}))
+    res = calibration.calibrate(str(tmp_path / "net.pt"), [os.path.join(ROOT, "datasets", "13x13-test")], 7.5,
+                                ks=(1, 4), max_positions=40)
+    assert sum(r["n"] for r in res.values()) == 40
+    for r in res.values():
+        assert 0 <= r["value"] <= 1 and 0 <= r[1] <= 1 and 0 <= r[4] <= 1
+    row = {"value": 0.2, 1: 0.3, 2: 0.25, 4: 0.2}
+    assert calibration.worth(row, ks=(1, 2, 4)) == "4"
+    assert calibration.worth({"value": 0.5, 1: 0.3, 2: 0.2}, ks=(1, 2)) == "< 1"
