@@ -34,3 +34,14 @@ def test_a_bad_knob_is_named(capsys):
     with pytest.raises(SystemExit):
         tune.main(["--knob", "tree.nosuch=0:1", "--out", "/tmp/unused-tune"])
     assert "tree.nosuch" in capsys.readouterr().err
+
+
+def test_an_integer_knob_is_played_rounded(tmp_path, monkeypatch):
+    seen = []
+
+    def game(sets_black, sets_white, size, komi, seed):
+        seen.extend(s for s in sets_black + sets_white if s.startswith("tree.expand_visits="))
+        return "black"
+    monkeypatch.setattr(tune, "_game", game)
+    assert tune.main(["--knob", "tree.expand_visits=1:16", "--iterations", "2", "--out", str(tmp_path / "t")]) == 0
+    assert seen and all(s.split("=")[1].isdigit() for s in seen)

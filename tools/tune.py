@@ -38,12 +38,17 @@ def parse_knob(text, cfg):
         raise ValueError(f"--knob {text!r}: expected table.key=LO:HI") from None
     table, _, name = key.partition(".")
     try:
-        start = float(getattr(getattr(cfg, table), name))
+        value = getattr(getattr(cfg, table), name)
     except AttributeError:
         raise ValueError(f"--knob {text!r}: unknown config key '{key}'") from None
     if not lo < hi:
         raise ValueError(f"--knob {text!r}: LO must be below HI")
-    return key, lo, hi, min(max(start, lo), hi)
+    if isinstance(value, int) and not isinstance(value, bool):
+        INT_KNOBS.add(key)
+    return key, lo, hi, min(max(float(value), lo), hi)
+
+
+INT_KNOBS = set()       # knobs the config declares as integers: their values are rounded
 
 
 def _game(sets_black, sets_white, size, komi, seed):
@@ -108,7 +113,7 @@ def main(argv=None):
         return {k: lo + t * (hi - lo) for (k, lo, hi, _), t in zip(knobs, th)}
 
     def sets_for(th):
-        return [f"{k}={v:.6g}" if not isinstance(v, str) else f"{k}={v}" for k, v in values(th).items()]
+        return [f"{k}={round(v)}" if k in INT_KNOBS else f"{k}={v:.6g}" for k, v in values(th).items()]
 
     fan = Fanout(workers=args.workers or 1, ray=ray, ray_cpus=args.ray_cpus, start_method=None)
     try:
