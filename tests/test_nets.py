@@ -334,7 +334,7 @@ def test_shipped_weights_load(n):
     meta = json.loads(open(os.path.splitext(path)[0] + ".json").read())
     assert ev.config == ModelConfig.from_dict(meta["model_config"]) and ev.board_size == n
     pri, feats = ev.evaluate([Board(n)], want_features=True)
-    assert abs(pri.sum() - 1) < 1e-5 and feats.shape == (1, 32 * n * n)
+    assert abs(pri.sum() - 1) < 1e-5 and feats.shape == (1, ev.config.feature_dim)
     assert meta["model"] == ev.config.name and meta["accuracy"]["val"]["top1"] > 0.15
     # provenance names no path outside the project
     assert not os.path.isabs(meta["config"]["weights_dir"])
