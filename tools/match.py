@@ -174,7 +174,7 @@ def preflight(cmd, size, timeout=120.0):
                 client.send("clear_board")
                 return None
             except (EngineDied, GtpError) as e:
-                client.close()
+                client.close()          # the engine's last words are in err once it has exited
                 err.flush()
                 err.seek(0)
                 tail = [ln.strip() for ln in err.read().splitlines() if ln.strip()][-1:]

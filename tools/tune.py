@@ -30,7 +30,8 @@ from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 
 
 def parse_knob(text, cfg):
-    """``table.key=LO:HI`` -> (key, lo, hi, start) with start the config's value."""
+    """``table.key=LO:HI`` -> (key, lo, hi, start, is_int): start is the
+    config's value; an integer setting is played rounded."""
     try:
         key, rng = text.split("=", 1)
         lo, hi = (float(x) for x in rng.split(":"))
@@ -43,12 +44,8 @@ def parse_knob(text, cfg):
         raise ValueError(f"--knob {text!r}: unknown config key '{key}'") from None
     if not lo < hi:
         raise ValueError(f"--knob {text!r}: LO must be below HI")
-    if isinstance(value, int) and not isinstance(value, bool):
-        INT_KNOBS.add(key)
-    return key, lo, hi, min(max(float(value), lo), hi)
-
-
-INT_KNOBS = set()       # knobs the config declares as integers: their values are rounded
+    is_int = isinstance(value, int) and not isinstance(value, bool)
+    return key, lo, hi, min(max(float(value), lo), hi), is_int
 
 
 def _game(sets_black, sets_white, size, komi, seed):
@@ -94,7 +91,8 @@ def main(argv=None):
     A = args.A if args.A is not None else args.iterations / 10
     os.makedirs(args.out, exist_ok=True)
     log_path = os.path.join(args.out, "log.jsonl")
-    theta = [(start - lo) / (hi - lo) for _, lo, hi, start in knobs]
+    theta = [(start - lo) / (hi - lo) for _, lo, hi, start, _ in knobs]
+    int_knobs = {k[0] for k in knobs if k[4]}
     done = 0
     if os.path.exists(log_path):
         lines = []
@@ -110,10 +108,10 @@ def main(argv=None):
             theta, done = lines[-1]["theta"], lines[-1]["k"] + 1
 
     def values(th):
-        return {k: lo + t * (hi - lo) for (k, lo, hi, _), t in zip(knobs, th)}
+        return {k: lo + t * (hi - lo) for (k, lo, hi, _, _), t in zip(knobs, th)}
 
     def sets_for(th):
-        return [f"{k}={round(v)}" if k in INT_KNOBS else f"{k}={v:.6g}" for k, v in values(th).items()]
+        return [f"{k}={round(v)}" if k in int_knobs else f"{k}={v:.6g}" for k, v in values(th).items()]
 
     fan = Fanout(workers=args.workers or 1, ray=ray, ray_cpus=args.ray_cpus, start_method=None)
     try:
