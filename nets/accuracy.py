@@ -55,25 +55,14 @@ def evaluate(weights, data, size):
 
 
 def _evaluator(weights, size):
-    """The net of ``weights`` at board size ``size`` (None: its own)."""
-    from nets.evaluator import Evaluator, _metadata_size
-    if size is None or size == _metadata_size(weights):
-        return Evaluator.load(weights, threads=1)
-    return _reload(weights, size)
-
-
-def _reload(weights, size):
-    """A fully convolutional net at another board size than its metadata's."""
-    import torch
-    from nets.evaluator import Evaluator, config_from_state_dict
-    from nets.model import build
-    sd = torch.load(weights, map_location="cpu", weights_only=True)
-    cfg = config_from_state_dict(sd, weights, size=size)
-    if cfg.policy_head != "conv":
-        raise SystemExit(f"{weights}: a {cfg.policy_head} net fits one board size only")
-    model = build(cfg)
-    model.load_state_dict({k: v.float() for k, v in sd.items()})
-    return Evaluator(model, threads=1)
+    """The net of ``weights`` at board size ``size`` (None: its own); a
+    fully connected net fits its own size only (WeightsError otherwise)."""
+    from nets.evaluator import Evaluator, WeightsError
+    ev = Evaluator.load(weights, threads=1, board_size=size)
+    if size is not None and ev.board_size != size:
+        raise WeightsError(f"{weights}: a {ev.config.policy_head} net for {ev.board_size}x{ev.board_size} "
+                           f"fits one board size only")
+    return ev
 
 
 def main(argv=None):

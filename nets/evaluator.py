@@ -210,11 +210,13 @@ class Evaluator:
     @classmethod
     def load(cls, path_or_size, threads: int | None = 1, cache_size: int = 4096,
              weights_dir: str = WEIGHTS_DIR, expect_config=None,
-             precision: str = "fp32", device: str = "cpu", need_value: bool = False) -> "Evaluator":
+             precision: str = "fp32", device: str = "cpu", need_value: bool = False,
+             board_size: int | None = None) -> "Evaluator":
         """Evaluator from shipped weights: ``path_or_size`` is a board size
         (``nets/weights/<n>x<n>.pt``) or a path.  A board size also requires
         the file's net to be for that size; ``expect_config`` (a ModelConfig)
-        requires that exact architecture; ``need_value`` a value head.  The
+        requires that exact architecture; ``need_value`` a value head;
+        ``board_size`` reads a fully convolutional net at that size.  The
         metadata file next to the weights, when there is one, must agree on
         the input planes and the heads."""
         import torch
@@ -239,7 +241,8 @@ class Evaluator:
             sd = sd["state_dict"]
         if not isinstance(sd, dict):
             raise WeightsError(f"{path}: expected a state_dict, found {type(sd).__name__}")
-        cfg = config_from_state_dict(sd, path, size=size or _metadata_size(path))
+        # a fully convolutional net reads at any size: the one asked for, else its metadata's
+        cfg = config_from_state_dict(sd, path, size=size or board_size or _metadata_size(path))
         if size is not None and cfg.board_size != size:
             raise WeightsError(f"{path}: weights are for {cfg.board_size}x{cfg.board_size}, "
                                f"expected {size}x{size}")
