@@ -481,10 +481,10 @@ class Search:
             n0, w0 = pri[move][0], pri[move][1]
             pv0 = w0 / n0 if n0 > 0 else 0.5
             wr = W / N if N > 0 else pv0
-            pv_nodes = self.tree.pv_nodes(node, 15)
+            line = [self.tree.node(x) for x in self.tree.pv_nodes(node, 15)]
             out.append({"move": move, "visits": N, "winrate": wr, "prior": P if P > 0 else 0.0,
-                        "pv": [move] + [self.tree.node(x)["move"] for x in pv_nodes],
-                        "pv_visits": [N] + [self.tree.node(x)["N"] for x in pv_nodes],
+                        "pv": [move] + [d["move"] for d in line],
+                        "pv_visits": [N] + [d["N"] for d in line],
                         "N": N, "prior_value": pv0})
             if move in scores:       # this search's own final scores through the move (black's view)
                 out[-1]["score_n"], out[-1]["score_mean"], out[-1]["score_sd"] = scores[move]
