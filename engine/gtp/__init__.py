@@ -4,3 +4,5 @@
 and formats the replies.  GTP toward other engines (GNU Go as opponent,
 referee or teacher) is ``tools.gtp_client``.
 """
+
+VERSION = "0.1.0"
