@@ -53,8 +53,10 @@ bench: build gnugo
 	$(PY) bench/playouts.py --size 19 --policy expert --seconds 3
 	@for b in search memory net bhrf parallel pool_rss; do $(PY) bench/$$b.py || exit 1; done
 
-gtp: build
-	$(PY) gtp_main.py --config $(CONFIG)
+# stdout is the GTP channel: the build's lines go to stderr
+gtp:
+	@$(MAKE) --no-print-directory build >&2
+	@exec $(PY) gtp_main.py --config $(CONFIG)
 
 selfplay: build
 	$(PY) -m tools.selfplay --config $(CONFIG) --games $(GAMES) --size $(SIZE) --out runs/selfplay

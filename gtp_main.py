@@ -8,9 +8,9 @@ search for ``gtp.boardsize`` are built before the first command is read
 (``GtpServer.serve``), so the first ``genmove`` thinks for its whole time;
 the first reply waits for that instead (a few seconds with a net).
 
-The session ends, with exit code 0, at ``quit``, at the end of input (a
-running search stops at once) or when stdout is closed (quietly, no
-traceback)."""
+The session ends, with exit code 0, at ``quit``, at the end of input (the
+commands read are answered) or when stdout is closed (quietly, no
+traceback); Ctrl-C ends it with exit code 130 and one line on stderr."""
 import argparse
 import logging
 import os
@@ -39,15 +39,28 @@ def main(argv=None):
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
     if args.mode == "analysis":
         from engine.gtp.analysis_json import AnalysisServer
-        AnalysisServer(cfg, out=sys.stdout).serve(sys.stdin)
+        try:
+            AnalysisServer(cfg, out=sys.stdout).serve(sys.stdin)
+        except KeyboardInterrupt:
+            print("gtp_main: interrupted", file=sys.stderr)
+            return 130
         return 0
     from engine.gtp.server import GtpServer
     server = GtpServer(cfg, out=sys.stdout)
-    server.serve(sys.stdin)
+    try:
+        server.serve(sys.stdin)
+    except KeyboardInterrupt:           # Ctrl-C at a terminal: one line, no traceback
+        server.player.close()
+        print("gtp_main: interrupted", file=sys.stderr)
+        return 130
     if server.out_closed:      # the controller is gone: nothing left to flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:           # during start-up (imports, loading the net)
+        print("gtp_main: interrupted", file=sys.stderr)
+        sys.exit(130)

@@ -4,9 +4,12 @@
 #   ringmaster configs/ringmaster-vs-gnugo.ctl show       # results so far
 #   ringmaster configs/ringmaster-vs-gnugo.ctl run -j 2   # two games at a time
 #
-# ringmaster writes its state, logs and SGFs next to this file
-# (configs/ringmaster-vs-gnugo.{state,log,status,games/}). It sends no time
-# commands, so strength comes from the config and startup_gtp_commands.
+# ringmaster writes its files next to this file
+# (configs/ringmaster-vs-gnugo.{hist,log,report,status} and .games/, all
+# ignored by git). It sends no time commands, so strength comes from the
+# config. Settings go on the command line (--set table.key=value), not in
+# startup_gtp_commands: gomill asks gomill-describe_engine before it sends
+# those, so the records would show the settings from before them.
 # Relative paths: the executable is relative to this file's folder, the
 # arguments to cwd (the repository root).
 
@@ -21,10 +24,8 @@ komi = 7.0
 
 players = {
     'gomcts': Player(
-        '../.venv/bin/python gtp_main.py --config configs/9x9.toml',
+        '../.venv/bin/python gtp_main.py --config configs/9x9.toml --set search.playouts=2000',
         cwd='..',
-        # settable over GTP: any config key (go-param table.key value)
-        startup_gtp_commands=['go-param search.playouts 2000'],
         # our final_score is a playout estimate: let GNU Go score
         is_reliable_scorer=False,
     ),

@@ -53,6 +53,16 @@ def load_evaluator(cfg, size):
     return ev
 
 
+def require_net(cfg, size):
+    """Raise NoNet where ``net.required`` is set (for priors or the raw net)
+    and no weights fit ``size``: the check a tool makes once, before its
+    first game, so a setup error is one line, not a lost game each."""
+    if not cfg.net.required or not (cfg.prior.evaluator == "net" or cfg.net.rawnet):
+        return
+    import dataclasses
+    load_evaluator(dataclasses.replace(cfg, prior=dataclasses.replace(cfg.prior, evaluator="net")), size)
+
+
 def fallback_evaluator():
     """What prior.evaluator = net searches with where no net fits the board
     size: the expert prior knowledge (no net; what it is worth:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import sys
 import threading
 import time
@@ -38,7 +39,7 @@ from engine import config as configmod
 from engine import coords
 from engine.game import Game, GameError, SgfError
 from engine.endgame import Endgame
-from engine.scoring import Estimate
+from engine.scoring import handicap_bonus, Estimate
 from engine.timecontrol import TimeControl, TimeError
 
 log = logging.getLogger("gomcts.player")
@@ -477,6 +478,12 @@ class Player:
         cfg_s = self.cfg.search.seconds
         return cfg_s if cfg_s > 0 else None
 
+    @property
+    def score_komi(self):
+        """Komi as the count and the search use it: the komi plus White's
+        handicap bonus under the rules in force (engine.scoring.handicap_bonus)."""
+        return self.game.komi + handicap_bonus(self.cfg.player.rules, self.game.handicap)
+
     def close(self):
         """The session is over (its controller is gone): the running search
         stops now and every later one at once, each with the best move it
@@ -524,7 +531,7 @@ class Player:
             if self.cfg.net.rawnet and self.cfg.net.required:
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
-            s.set_position(board, game.komi, endgame=eg)
+            s.set_position(board, self.score_komi, endgame=eg)
             self._avoid(s, avoid)
             extend_to = None
             if budget is not None:
@@ -587,7 +594,7 @@ class Player:
         dead-stone estimate a move, on the Player's seed."""
         ev = self._evaluators.get(self.size) if self.cfg.net.rawnet else None
         net = (lambda b: ev.evaluate([b])[0][0]) if ev is not None else None
-        return Endgame(board, self.game.komi, self.cfg.player.score_playouts, self.seed,
+        return Endgame(board, self.score_komi, self.cfg.player.score_playouts, self.seed,
                        territory=self._territory_rules(), net_priors=net)
 
     def _root_rows(self):
@@ -633,7 +640,7 @@ class Player:
         position, else a fresh search with the configured budget."""
         s = self.search()
         board = self.game.board.copy()
-        s.set_position(board, self.game.komi)
+        s.set_position(board, self.score_komi)
         rows = s.analysis()
         if not rows or sum(r.get("visits", 0) for r in rows) == 0:
             self._arm_interrupt()
@@ -652,7 +659,7 @@ class Player:
         ``on_info(rows)`` every ``interval`` seconds.  ``avoid``: moves the
         root may not play (see :meth:`_avoid`)."""
         s = self.search()
-        s.set_position(self._position(color), self.game.komi)
+        s.set_position(self._position(color), self.score_komi)
         self._avoid(s, avoid)
         return Thinking(s, "analyze", on_info, interval)      # started by the caller
 
@@ -692,7 +699,7 @@ class Player:
         if move is not None:
             b.superko = False
             b.play(move, color)
-        return playout_stats(b, self.game.komi, playouts or self.cfg.player.score_playouts, seed=self.seed)
+        return playout_stats(b, self.score_komi, playouts or self.cfg.player.score_playouts, seed=self.seed)
 
     def can_ponder(self):
         """Pondering is on and it is the opponent's turn after our move."""
@@ -707,7 +714,7 @@ class Player:
             return None
         try:
             s = self.search()
-            s.set_position(self.game.board.copy(), self.game.komi)
+            s.set_position(self.game.board.copy(), self.score_komi)
         except Exception:
             log.exception("ponder setup failed")
             return None
@@ -718,7 +725,7 @@ class Player:
         """The dead-stone estimate (engine.scoring) of ``board`` (default
         the current position)."""
         board = board if board is not None else self.game.board
-        return Estimate(board, self.game.komi, self.cfg.player.score_playouts, seed=self.seed)
+        return Estimate(board, self.score_komi, self.cfg.player.score_playouts, seed=self.seed)
 
     def final_score(self):
         """Black's score minus White's and komi, dead stones estimated:
@@ -729,7 +736,7 @@ class Player:
             from engine.scoring import territory_score
             b = self.game.board
             return territory_score(self.size, b.colors(), est.dead, est.seki,
-                                   {BLACK: b.captures(BLACK), WHITE: b.captures(WHITE)}, self.game.komi)
+                                   {BLACK: b.captures(BLACK), WHITE: b.captures(WHITE)}, self.score_komi)
         return est.score
 
     def set_rules(self, rules):
@@ -779,6 +786,8 @@ class Player:
         old = self.cfg
         if key == "gtp.name" and not new.gtp.name.strip():
             raise OptionError("gtp.name must not be empty")
+        if key == "net.weights" and new.net.weights and not os.path.isfile(new.net.weights):
+            raise OptionError(f"net.weights: no such file '{new.net.weights}'")
         if key == "net.device":
             from engine.factory import net_device
             try:

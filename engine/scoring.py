@@ -4,6 +4,15 @@ final_status_list), the search's pass rule, self-play and matches."""
 from board_ext.board import BLACK
 
 
+def handicap_bonus(rules, handicap):
+    """Points White gets for Black's handicap stones under ``rules``
+    (KataGo's whiteHandicapBonus): Chinese N (area counting gives each
+    stone back), AGA N - 1, Japanese and New Zealand none."""
+    if handicap < 2:
+        return 0
+    return {"chinese": handicap, "aga": handicap - 1}.get(rules, 0)
+
+
 def fmt_score(score):
     """GTP final_score form: B+3.5, W+0.5, 0."""
     if abs(score) < 1e-9:

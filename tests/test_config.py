@@ -4,6 +4,7 @@ import dataclasses
 import glob
 import os
 import re
+import subprocess
 import tomllib
 
 import pytest
@@ -119,7 +120,16 @@ def test_ringmaster_control_file():
     assert words[1] == "gtp_main.py" and os.path.exists(os.path.join(cwd, "gtp_main.py"))
     assert exe.endswith(os.path.join(".venv", "bin", "python"))
     cfg = words[words.index("--config") + 1]
-    C.load(os.path.join(cwd, cfg))
+    sets = [words[i + 1] for i, w in enumerate(words) if w == "--set"]
+    # the settings are on the command line, so the records' gomill-describe_engine
+    # (asked before any startup command) shows them
+    assert C.load(os.path.join(cwd, cfg), sets).search.playouts == 2000
+    assert not ours.get("startup_gtp_commands")
+    for out in ("ringmaster-vs-gnugo.hist", "ringmaster-vs-gnugo.log", "ringmaster-vs-gnugo.report",
+                "ringmaster-vs-gnugo.status", "ringmaster-vs-gnugo.games/x.sgf"):
+        rel = os.path.join("configs", out)
+        r = subprocess.run(["git", "check-ignore", "-q", "--no-index", rel], cwd=ROOT)
+        assert r.returncode == 0, f"{rel} is not ignored by git"
     p1, p2, kw = matchups[0]
     assert {p1, p2} <= set(ns["players"]) and kw["alternating"]
 

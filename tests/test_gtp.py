@@ -766,3 +766,33 @@ def test_expert_priors_over_gtp_and_as_the_no_net_fallback(tmp_path):
     ok(e, "boardsize 9")
     assert isinstance(e.player.search().evaluator, ExpertEvaluator)
     ok(e, "genmove b")
+
+
+@pytest.mark.slow
+def test_ctrl_c_ends_gtp_main_with_one_line():
+    """Ctrl-C at a terminal during a search: exit code 130 and one line on
+    stderr, no traceback (it printed 15 lines of KeyboardInterrupt)."""
+    import signal
+    p = _gtp_main()
+    try:
+        p.stdin.write("boardsize 9\n1 genmove b\n")
+        p.stdin.flush()
+        time.sleep(3)                          # the 10^8-playout search is running
+        p.send_signal(signal.SIGINT)
+        _out, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    assert err.strip().splitlines()[-1] == "gtp_main: interrupted", err
+
+
+@pytest.mark.slow
+def test_make_gtp_writes_only_gtp_on_stdout():
+    """``make gtp`` is what README tells users to start: its stdout is the
+    GTP channel, so make's own lines (the build's recipe) go elsewhere."""
+    r = subprocess.run(["make", "gtp", "CONFIG=configs/default.toml"], input="name\nprotocol_version\nquit\n",
+                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "= gomcts\n\n= 2\n\n=\n\n", r.stdout

@@ -40,6 +40,22 @@ def test_random_seed_replays_a_game_exactly():
     assert eng.player.search().seed == 12345
 
 
+def test_random_seed_replays_with_the_shipped_defaults():
+    """Early stop is on by default: with a seed it stops by simulation
+    counts, never by the clock, so new processes under load replay the
+    same game (the shipped 9x9 net included)."""
+    import subprocess
+    from tests.conftest import PY, ROOT
+    cmds = "set_random_seed 4242\nboardsize 9\nclear_board\n" + "".join(
+        f"genmove {'bw'[i % 2]}\n" for i in range(6)) + "quit\n"
+    procs = [subprocess.Popen([PY, "gtp_main.py", "--log-level", "WARNING", "--set", "search.playouts=1500"],
+                              cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+             for _ in range(3)]       # three at once: each slows the others
+    games = [p.communicate(cmds, timeout=300)[0] for p in procs]
+    assert all(p.returncode == 0 for p in procs)
+    assert games[0].count("= ") == 6 and games[0] == games[1] == games[2], games
+
+
 def test_random_seed_zero_draws_one_and_bad_seeds_fail(eng):
     ok(eng, "set_random_seed 0")
     seed = int(ok(eng, "get_random_seed"))
@@ -288,11 +304,16 @@ def test_docs_list_every_command_with_its_source():
 # ------------------------------------------------------------------ rules
 def test_rules_commands(eng):
     import json
-    assert json.loads(ok(eng, "kata-get-rules"))["scoring"] == "AREA"
+    got = json.loads(ok(eng, "kata-get-rules"))
+    assert got["scoring"] == "AREA" and got["whiteHandicapBonus"] == "N"
+    ok(eng, "kgs-rules aga")
+    assert json.loads(ok(eng, "kata-get-rules"))["whiteHandicapBonus"] == "N-1"
+    ok(eng, "kgs-rules new_zealand")
+    assert json.loads(ok(eng, "kata-get-rules"))["whiteHandicapBonus"] == "0"
     ok(eng, "kgs-rules japanese")
     assert eng.cfg.player.rules == "japanese"
     got = json.loads(ok(eng, "kata-get-rules"))
-    assert got["scoring"] == "TERRITORY" and got["tax"] == "SEKI"
+    assert got["scoring"] == "TERRITORY" and got["tax"] == "SEKI" and got["whiteHandicapBonus"] == "0"
     ok(eng, "kata-set-rules new-zealand")
     assert eng.cfg.player.rules == "new_zealand"
     ok(eng, "kata-set-rules korean")
@@ -372,3 +393,50 @@ def test_kata_analyze_takes_katago_options(eng):
     assert int(m.group(2).split()[0]) == rows[0]["visits"]
     assert re.search(r"rootInfo visits \d+ utility \S+ winrate \S+ scoreMean \S+", line)
     fail(eng, "kata-analyze w 10 pvVisits maybe")
+
+
+# ------------------------------------------------------------------ small defects
+def test_the_count_gives_white_the_handicap_bonus_of_the_rules():
+    """KataGo's whiteHandicapBonus is what the count does: Chinese N, AGA
+    N - 1, Japanese 0 (an empty 9x9 board with 4 stones: Black has all 81
+    points)."""
+    from engine.scoring import handicap_bonus
+    assert [handicap_bonus(r, 4) for r in ("chinese", "aga", "new_zealand", "japanese")] == [4, 3, 0, 0]
+    assert handicap_bonus("chinese", 0) == 0
+    eng = make_engine()
+    ok(eng, "komi 0.5")
+    ok(eng, "fixed_handicap 4")
+    assert eng.player.score_komi == 4.5
+    ok(eng, "kgs-rules aga")
+    assert eng.player.score_komi == 3.5
+    ok(eng, "kgs-rules japanese")
+    assert eng.player.score_komi == 0.5
+    ok(eng, "clear_board")
+    ok(eng, "kgs-rules chinese")
+    assert eng.player.score_komi == 0.5
+
+
+def test_numbers_are_gtp_numbers_and_weights_must_exist(eng, tmp_path):
+    """``komi 1_000`` (Python's float() takes it) and a net.weights file
+    that is not there are refused; the old weights stay."""
+    for line in ("komi 1_000", "komi 0x10", "komi inf", "komi nan", "komi 6.5.", "komi ١", "time_settings 1_0 0 0",
+                 "go-param net.weights /nope.pt", f"go-param net.weights {tmp_path}"):
+        fail(eng, line)
+    for line, komi in (("komi 6.5", 6.5), ("komi -3", -3.0), ("komi .5", 0.5), ("komi 7.", 7.0), ("komi 1e1", 10.0)):
+        ok(eng, line)
+        assert eng.game.komi == komi
+    w = tmp_path / "w.pt"
+    w.write_bytes(b"")
+    ok(eng, f"go-param net.weights {w}")
+    assert eng.cfg.net.weights == str(w)
+
+
+def test_selfplay_without_a_required_net_says_so_in_one_line(tmp_path):
+    import subprocess
+    from tests.conftest import PY, ROOT
+    r = subprocess.run([PY, "-m", "tools.selfplay", "--games", "1", "--size", "9", "--out", str(tmp_path / "o"),
+                        "--set", "net.required=true", "--set", "net.weights=/no/such.pt"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert "net.required" in r.stderr and "/no/such.pt" in r.stderr

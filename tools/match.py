@@ -605,16 +605,13 @@ def main(argv=None):
         except ConfigError as e:
             ap.error(str(e))
         score_playouts = cfg.player.score_playouts
-        if cfg.net.required and (cfg.prior.evaluator == "net" or cfg.net.rawnet):
-            from engine.factory import NoNet, load_evaluator
-            try:
-                import dataclasses
-                load_evaluator(dataclasses.replace(cfg, prior=dataclasses.replace(cfg.prior, evaluator="net")),
-                               args.size)
-            except NoNet as e:
-                print(f"match: our engine cannot play {args.size}x{args.size} with net.required: {e}",
-                      file=sys.stderr)
-                return 2
+        from engine.factory import NoNet, require_net
+        try:
+            require_net(cfg, args.size)
+        except NoNet as e:
+            print(f"match: our engine cannot play {args.size}x{args.size} with net.required: {e}",
+                  file=sys.stderr)
+            return 2
         if not args.engine:
             settings["config"] = to_dict(cfg)
     ours = args.engine or our_engine_command(args.config, args.set)

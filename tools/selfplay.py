@@ -263,6 +263,12 @@ def main(argv=None):
     if not 2 <= args.size <= 19:
         ap.error("--size must be 2..19")
     komi = args.komi if args.komi is not None else cfg.gtp.komi
+    from engine.factory import NoNet, require_net
+    try:
+        require_net(cfg, args.size)
+    except NoNet as e:
+        print(f"selfplay: no net for {args.size}x{args.size} and net.required is set: {e}", file=sys.stderr)
+        return 2
     try:
         s = run(cfg, args.games, args.size, komi, args.out, args.workers or 1, args.seed, args.move_limit,
                 ray=ray, ray_cpus=args.ray_cpus, data=args.data)

@@ -223,8 +223,11 @@ class GameCommands:
         self._nargs(args, 0, usage="kata-get-rules")
         r = self.cfg.player.rules
         jp = r == "japanese"
+        # whiteHandicapBonus as KataGo writes it; the count applies it
+        # (engine.scoring.handicap_bonus)
+        bonus = {"chinese": "N", "aga": "N-1"}.get(r, "0")
         return ('{"hasButton":false,"ko":"POSITIONAL","scoring":"%s","suicide":false,"tax":"%s",'
-                '"whiteHandicapBonus":"0"}' % ("TERRITORY" if jp else "AREA", "SEKI" if jp else "NONE"))
+                '"whiteHandicapBonus":"%s"}' % ("TERRITORY" if jp else "AREA", "SEKI" if jp else "NONE", bonus))
 
     def cmd_kgs_game_over(self, args):
         self.player.color = None          # nothing to ponder on
