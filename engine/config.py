@@ -197,6 +197,10 @@ class GtpConfig:
     boardsize: int = _f(19, 2, 19, doc="initial board size")
     komi: float = _f(7.5, -1000.0, 1000.0, doc="initial komi")
     log_file: str = _f("", doc="log to this file instead of stderr")
+    live_gfx: str = _f("none", choices=("none", "visits", "pv"),
+                       doc="GoGui live graphics while genmove searches (gogui-gfx: blocks on stderr, as Fuego "
+                           "and Pachi draw): visit counts, or the principal variation")
+    live_gfx_interval: float = _f(1.0, 0.05, 3600.0, doc="seconds between live graphics blocks")
 
 
 @dataclass(frozen=True)

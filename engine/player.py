@@ -266,10 +266,34 @@ class Player:
     def priors(self):
         """The net's move priors for the current position (length
         size*size + 1, pass last), or None without a net."""
+        got = self.net_eval()
+        return None if got is None else got[0]
+
+    def net_eval(self):
+        """The net's raw output for the current position: (priors, value)
+        with value the side to move's win probability (None without a
+        value head); None without a net."""
         ev = self.evaluator()
         if ev is None:
             return None
-        return ev.evaluate([self.game.board.copy()])[0][0]
+        p, _, v = ev.evaluate_all([self.game.board.copy()])
+        return p[0], (None if v is None else float(v[0]))
+
+    def clear_cache(self):
+        """Forget the search tree and the nets' cached evaluations (KataGo's
+        clear_cache): the next search starts afresh."""
+        self._drop_tree()
+        for ev in self._evaluators.values():
+            if ev is not None and hasattr(ev, "clear_cache"):
+                ev.clear_cache()
+
+    def top_moves(self):
+        """The candidates of the last generated move, most visited first
+        (rows as :meth:`analysis`); [] when no search chose it."""
+        if not self.last or self.last.get("result") is None or self._search is None \
+                or self._search.tree is None:
+            return []
+        return [r for r in self.last_analysis() if r.get("visits", 0) > 0]
 
     def _drop_tree(self):
         if self._search is not None:
@@ -451,9 +475,11 @@ class Player:
             raise TimeSettingsError(str(e)) from None
         self._time_left_seen.clear()
 
-    def kgs_time_settings(self, system, *values):
+    def kgs_time_settings(self, system, *values, kata=False):
+        """``kgs-time_settings``; ``kata``: KataGo's ``kata-time_settings``
+        (Fischer clocks too)."""
         try:
-            self.tc.set_kgs(system, *values)
+            self.tc.set_kgs(system, *values, kata=kata)
         except TimeError as e:
             raise TimeSettingsError(str(e)) from None
         self._time_left_seen.clear()

@@ -8,6 +8,10 @@ Systems (GTP 2 ``time_settings`` and KGS ``kgs-time_settings``):
   ``byo_stones`` stones (``time_settings M B S`` with S > 0).
 - ``byoyomi`` (Japanese, KGS only): main time, then ``periods`` periods of
   ``byo_time`` seconds each; a move within a period keeps the period.
+- ``fischer`` (KataGo's ``kata-time_settings``): main time, and ``increment``
+  seconds added to the clock after each move; ``fischer-capped`` also caps
+  the clock after the increment (``main_limit``) and the time of one move
+  (``move_limit``); a negative cap is no cap.
 
 ``time_settings M B 0`` with B > 0 means "no time limit" (GTP 2 spec,
 section 6.3.3; GoGui sends ``time_settings 0 1 0`` when no clock runs).
@@ -32,7 +36,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SYSTEMS = ("none", "absolute", "canadian", "byoyomi")
+SYSTEMS = ("none", "absolute", "canadian", "byoyomi", "fischer")
+# kata-time_settings: kgs-time_settings' systems and Fischer's
+KATA_SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
 
 
 class TimeError(ValueError):
@@ -87,6 +93,9 @@ class TimeControl:
         self.byo_time = 0.0
         self.byo_stones = 0
         self.byo_periods = 0
+        self.increment = 0.0
+        self.main_limit = -1.0
+        self.move_limit = -1.0
         self.reset()
 
     def set_gtp(self, main_time, byo_time, byo_stones):
@@ -105,14 +114,31 @@ class TimeControl:
             return
         self._set("canadian", main_time, byo_time, byo_stones, 0)
 
-    def set_kgs(self, system, *args):
-        """``kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S``."""
+    def set_kgs(self, system, *args, kata=False):
+        """``kgs-time_settings none | absolute M | byoyomi M T P | canadian M T S``;
+        with ``kata`` (``kata-time_settings``) also ``fischer M I`` and
+        ``fischer-capped M I MAIN_LIMIT MOVE_LIMIT``."""
         system = system.lower()
         want = {"none": 0, "absolute": 1, "byoyomi": 3, "canadian": 3}
+        if kata:
+            want.update({"fischer": 2, "fischer-capped": 4})
+        command = "kata-time_settings" if kata else "kgs-time_settings"
         if system not in want:
-            raise TimeError(f"unknown time system '{system}' (none, absolute, byoyomi, canadian)")
+            raise TimeError(f"unknown time system '{system}' ({', '.join(want)})")
         if len(args) != want[system]:
-            raise TimeError(f"kgs-time_settings {system} takes {want[system]} values")
+            raise TimeError(f"{command} {system} takes {want[system]} values")
+        if system.startswith("fischer"):
+            main, inc = float(args[0]), float(args[1])
+            main_limit, move_limit = (float(args[2]), float(args[3])) if len(args) == 4 else (-1.0, -1.0)
+            if main < 0 or inc < 0:
+                raise TimeError("time settings must not be negative")
+            if 0 <= main_limit < main:
+                raise TimeError(f"the main time limit {main_limit:g} is below the main time {main:g}")
+            if move_limit == 0:
+                raise TimeError("a move limit of 0 seconds is not playable")
+            self._set("fischer", main, 0.0, 0, 0)
+            self.increment, self.main_limit, self.move_limit = inc, main_limit, move_limit
+            return
         vals = [float(a) for a in args]
         if any(v < 0 for v in vals):
             raise TimeError("time settings must not be negative")
@@ -139,6 +165,7 @@ class TimeControl:
         self.byo_time = byo_time
         self.byo_stones = byo_stones
         self.byo_periods = periods
+        self.increment, self.main_limit, self.move_limit = 0.0, -1.0, -1.0
         self.reset()
 
     def reset(self):
@@ -169,6 +196,12 @@ class TimeControl:
             return f"absolute {self.main_time:g}s"
         if self.system == "canadian":
             return f"canadian {self.main_time:g}s + {self.byo_time:g}s/{self.byo_stones} stones"
+        if self.system == "fischer":
+            caps = ""
+            if self.main_limit >= 0 or self.move_limit > 0:
+                caps = (f", clock at most {self.main_limit:g}s" if self.main_limit >= 0 else "") + \
+                       (f", a move at most {self.move_limit:g}s" if self.move_limit > 0 else "")
+            return f"fischer {self.main_time:g}s + {self.increment:g}s a move{caps}"
         return f"byoyomi {self.main_time:g}s + {self.byo_periods}x{self.byo_time:g}s"
 
     # ------------------------------------------------------------ clocks
@@ -178,6 +211,8 @@ class TimeControl:
         if seconds < 0 or stones < 0:
             raise TimeError("time left must not be negative")
         c = self.clocks[color]
+        if self.system == "fischer" and stones:
+            raise TimeError("a Fischer clock has no stones: time_left COLOR SECONDS 0")
         if stones == 0:
             c.main, c.in_byoyomi = seconds, False
             if self.system == "none":
@@ -201,6 +236,11 @@ class TimeControl:
         if self.system == "none":
             return
         c = self.clocks[color]
+        if self.system == "fischer":
+            c.main = max(0.0, c.main - seconds) + self.increment
+            if self.main_limit >= 0:
+                c.main = min(c.main, self.main_limit)
+            return
         if not c.in_byoyomi:
             if seconds <= c.main:
                 c.main -= seconds
@@ -233,6 +273,16 @@ class TimeControl:
             return None
         c = self.clocks[color]
         m = self.safety_margin
+        if self.system == "fischer":
+            # the main time's share plus the increment this move earns back;
+            # never more than the clock holds now (the increment comes after)
+            hard = c.main if self.move_limit <= 0 else min(c.main, self.move_limit)
+            share = min(c.main / self.moves_left(moves_played), c.main * self.main_fraction) + self.increment
+            cap = hard - m
+            t = min(max(share, self.min_seconds), cap)
+            t = max(t, min(0.01, max(hard, 0.0) / 2))
+            self.last_cap = max(cap, t)
+            return t if t > 0 else 0.001
         if not c.in_byoyomi and c.main > 0:
             # the main time shared over the expected remaining moves (Fuego),
             # never more than main_fraction of it on one move

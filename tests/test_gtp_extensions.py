@@ -5,6 +5,7 @@ of superko, KataGo and Leela Zero parameters, KataGo's analysis, rules.
 Each reply is checked against the written format of the command's source
 (GNU Go's GTP docs, KataGo's docs/GTP_Extensions.md, Leela Zero's README and
 GTP.cpp, the KGS GTP page)."""
+import os
 import re
 
 import pytest
@@ -440,3 +441,115 @@ def test_selfplay_without_a_required_net_says_so_in_one_line(tmp_path):
     assert r.returncode == 2
     assert "Traceback" not in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert "net.required" in r.stderr and "/no/such.pt" in r.stderr
+
+
+# ------------------------------------------------------------------ the anchors' commands
+def test_katago_board_komi_cache_and_stop(eng):
+    """KataGo's get_komi, rectangular_boardsize (square only here),
+    clear_cache (the next search starts afresh) and stop; GNU Go's
+    get_handicap and captures."""
+    ok(eng, "komi 6.5")
+    assert ok(eng, "get_komi") == "6.5"
+    fail(eng, "rectangular_boardsize 9 7")
+    fail(eng, "rectangular_boardsize 25 25")
+    fail(eng, "get_komi 1")
+    ok(eng, "rectangular_boardsize 7 7")
+    assert eng.size == 7 and ok(eng, "get_komi") == "6.5"
+    assert ok(eng, "get_handicap") == "0"
+    ok(eng, "fixed_handicap 2")
+    assert ok(eng, "get_handicap") == "2"
+    for line in ("play w A1", "play b B1", "play w G7", "play b A2"):
+        ok(eng, line)
+    assert ok(eng, "captures b") == "1" and ok(eng, "captures w") == "0"
+    ok(eng, "genmove w")
+    assert eng.player.search().tree is not None and ok(eng, "top_moves")
+    ok(eng, "clear_cache")
+    assert eng.player.search().tree is None and ok(eng, "top_moves") == ""
+    assert ok(eng, "stop") == ""
+    fail(eng, "stop now")
+
+
+def test_kata_time_settings_fischer(eng):
+    ok(eng, "kata-time_settings fischer 60 5")
+    assert eng.player.tc.describe() == "fischer 60s + 5s a move"
+    ok(eng, "kata-time_settings fischer-capped 60 5 120 -1")
+    assert eng.player.tc.main_limit == 120
+    assert ok(eng, "kata-list_time_settings").split() == ["none", "absolute", "byoyomi", "canadian",
+                                                         "fischer", "fischer-capped"]
+    ok(eng, "kata-time_settings byoyomi 10 5 3")
+    assert eng.player.tc.system == "byoyomi"
+    for line in ("kata-time_settings", "kata-time_settings fischer 60", "kata-time_settings fischer 60 x",
+                 "kata-time_settings fischer-capped 60 5 30 -1", "kgs-time_settings fischer 60 5",
+                 "kata-time_settings bronstein 60 5"):
+        fail(eng, line)
+    assert eng.player.tc.system == "byoyomi"
+
+
+def test_gnugo_estimate_score_and_top_moves(eng):
+    """estimate_score: GNU Go's ``W+6.5 (upper bound: U, lower: L)`` with
+    the bounds as White's score around the estimate; top_moves: the last
+    genmove's candidates, vertex and win rate in percent."""
+    assert ok(eng, "top_moves") == ""
+    m = re.fullmatch(r"([BW])\+([0-9.]+) \(upper bound: (-?[0-9.]+), lower: (-?[0-9.]+)\)",
+                     ok(eng, "estimate_score"))
+    assert m and m.group(1) == "W" and float(m.group(2)) == eng.game.komi     # the empty board
+    assert float(m.group(4)) <= float(m.group(2)) <= float(m.group(3))
+    move = ok(eng, "genmove b")
+    words = ok(eng, "top_moves").split()
+    assert len(words) >= 4 and len(words) % 2 == 0 and words[0] == move
+    assert all(0 <= float(w) <= 100 for w in words[1::2])
+    n = eng.game.move_number
+    words = ok(eng, "top_moves_white").split()
+    assert eng.game.move_number == n and words and eng.player.last["color"] == 2
+    fail(eng, "top_moves x")
+
+
+def test_heatmap_and_kata_raw_nn_show_the_net(capsys):
+    """Leela Zero's heatmap (per mille rows on stderr, top row first, as
+    Lizzie reads them) and KataGo's kata-raw-nn (win/loss for White,
+    policy rows, NAN on occupied points), both from the shipped 9x9 net;
+    without a net they say so."""
+    from engine.config import load
+    from engine.gtp.server import GtpServer
+    from tests.conftest import SMALL
+    eng = GtpServer(load(None, SMALL + ["prior.evaluator=net"]), out=open(os.devnull, "w"))
+    ok(eng, "play b E5")
+    capsys.readouterr()
+    assert ok(eng, "heatmap") == ""
+    err = capsys.readouterr().err.splitlines()
+    rows = [list(map(int, ln.split())) for ln in err[:9]]
+    assert len(rows) == 9 and all(len(r) == 9 for r in rows)
+    assert rows[4][4] == 0                        # E5 is occupied
+    assert err[9].startswith("pass: ") and err[10].startswith("winrate: ")
+    pr, value = eng.player.net_eval()
+    assert rows[0][2] == int(float(pr[8 * 9 + 2]) * 1000)           # C9: the top row first
+    lines = ok(eng, "kata-raw-nn 0").splitlines()
+    assert lines[0] == "symmetry 0" and lines[4] == "policy"
+    white = float(lines[1].split()[1])
+    assert white == pytest.approx(value, abs=1e-5)   # White to move: the value is White's
+    grid = [ln.split() for ln in lines[5:14]]
+    assert grid[4][4] == "NAN" and sum(float(v) for r in grid for v in r if v != "NAN") <= 1.0001
+    assert lines[14].startswith("policyPass ")
+    fail(eng, "kata-raw-nn 3")
+    fail(eng, "kata-raw-nn")
+    fail(eng, "heatmap bogus")
+    nonet = GtpServer(load(None, SMALL + ["prior.evaluator=net", "net.weights=" + os.devnull]),
+                      out=open(os.devnull, "w"))
+    assert "no net" in fail(nonet, "heatmap") and "no net" in fail(nonet, "kata-raw-nn 0")
+
+
+def test_live_gogui_graphics_during_genmove(capsys):
+    """gtp.live_gfx: gogui-gfx blocks on stderr while genmove searches (as
+    Fuego and Pachi draw in GoGui); off by default."""
+    eng = make_engine("search.playouts=3000", "search.early_stop=false", "gtp.live_gfx_interval=0.05")
+    capsys.readouterr()
+    ok(eng, "genmove b")
+    assert "gogui-gfx:" not in capsys.readouterr().err
+    for what, head in (("visits", "INFLUENCE "), ("pv", "VAR b ")):
+        ok(eng, f"go-param gtp.live_gfx {what}")
+        ok(eng, "clear_board")
+        ok(eng, "genmove b")
+        blocks = capsys.readouterr().err.split("gogui-gfx:\n")[1:]
+        assert blocks, what
+        assert all(b.endswith("\n\n") for b in blocks)
+        assert blocks[-1].startswith(head), blocks[-1]

@@ -210,3 +210,39 @@ def test_whole_games_never_lose_on_time(settings):
         passes = passes + 1 if m == 25 else 0
         if m < 0:
             break
+
+
+def test_fischer_clock_adds_the_increment_and_keeps_its_caps():
+    """KataGo's kata-time_settings fischer and fischer-capped: the plan is
+    the main time's share plus the increment, never more than the clock
+    holds now (nor the move limit); spending adds the increment after the
+    move, up to the main time limit."""
+    t = tc()
+    t.set_kgs("fischer", 60, 5, kata=True)
+    assert t.system == "fischer" and t.describe() == "fischer 60s + 5s a move"
+    s = t.seconds_for_move(B)
+    assert s == pytest.approx(min(60 / t.moves_left(0), 60 * t.main_fraction) + 5)
+    t.spend(B, 10)
+    assert t.clocks[B].main == pytest.approx(55)
+    t.time_left(B, 2, 0)                      # almost out: the increment is not there yet
+    assert t.seconds_for_move(B) <= 2 - 0.3 + 1e-9
+    with pytest.raises(TimeError):
+        t.time_left(B, 10, 3)                 # a Fischer clock has no stones
+    t.set_kgs("fischer-capped", 60, 5, 62, 4, kata=True)
+    t.spend(B, 1)
+    assert t.clocks[B].main == 62             # 60 - 1 + 5, capped at 62
+    assert t.seconds_for_move(B) <= 4 - 0.3 + 1e-9
+    for bad in (("fischer", 60), ("fischer-capped", 60, 5, 30, -1), ("fischer", -1, 5),
+                ("fischer-capped", 60, 5, -1, 0)):
+        with pytest.raises(TimeError):
+            t.set_kgs(*bad, kata=True)
+    with pytest.raises(TimeError):
+        t.set_kgs("fischer", 60, 5)            # kgs-time_settings has no Fischer
+    used, t2 = 0.0, tc()
+    t2.set_kgs("fischer", 30, 1, kata=True)
+    for _ in range(300):                      # a long game: the clock never runs out
+        s = t2.seconds_for_move(B)
+        assert s < t2.clocks[B].main
+        t2.spend(B, s)
+        used += s
+    assert t2.clocks[B].main > 0

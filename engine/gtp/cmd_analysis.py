@@ -37,6 +37,8 @@ HELP = {
     "lz-genmove_analyze": "lz-genmove_analyze COLOR [INTERVAL] [options]: info lines, then 'play V'",
     "genmove_analyze": "genmove_analyze COLOR [INTERVAL]: as lz-genmove_analyze",
     "kata-analyze": "kata-analyze [COLOR] [INTERVAL] [ownership true] ...: KataGo's info lines (scores, ownership)",
+    "heatmap": "heatmap: the net's move priors in Leela Zero's form (per mille, on stderr)",
+    "kata-raw-nn": "kata-raw-nn 0: the net's raw output in KataGo's form (priors, win and loss)",
     "kata-genmove_analyze": "kata-genmove_analyze COLOR [INTERVAL] ...: kata-analyze lines, then 'play V'",
 }
 
@@ -222,6 +224,69 @@ class AnalysisCommands:
         thinking.stop()
         self._write("\n")
 
+    # -- the net's raw output (Leela Zero, KataGo)
+    def _net_output(self):
+        got = self.player.net_eval()
+        if got is None:
+            raise GtpFail(f"no net for {self.size}x{self.size}")
+        return got
+
+    def cmd_heatmap(self, args):
+        """Leela Zero's heatmap: rows top first, each point's prior in per
+        mille, then the pass prior and the value, on stderr (where Leela
+        Zero writes them and Lizzie reads them); the reply is empty."""
+        self._nargs(args, 0, 1, usage="heatmap [sym|average]")
+        if args and args[0].lower() not in ("sym", "average", "avg", "0"):
+            raise GtpFail(f"syntax error: heatmap [sym|average], not '{args[0]}'")
+        pr, value = self._net_output()
+        n = self.size
+        lines = ["".join(f"{int(float(pr[y * n + x]) * 1000):3d} " for x in range(n))
+                 for y in range(n - 1, -1, -1)]
+        lines.append(f"pass: {int(float(pr[n * n]) * 1000)}")
+        lines.append(f"winrate: {value if value is not None else 0.5:f}")
+        self._stderr("\n".join(lines) + "\n")
+        return ""
+
+    def cmd_kata_raw_nn(self, args):
+        """KataGo's kata-raw-nn for the net's own orientation (symmetry 0):
+        whiteWin/whiteLoss when the net has a value head, the policy as
+        rows top first (NAN on illegal points) and policyPass."""
+        self._nargs(args, 1, usage="kata-raw-nn SYMMETRY")
+        if args[0] != "0":
+            raise GtpFail(f"symmetry '{args[0]}' not supported: the net is evaluated as it stands (0)")
+        pr, value = self._net_output()
+        n = self.size
+        legal = set(self.game.board.legal_moves())
+        out = ["symmetry 0"]
+        if value is not None:
+            white = value if self.game.to_move == WHITE else 1.0 - value
+            out += [f"whiteWin {white:.6f}", f"whiteLoss {1.0 - white:.6f}", "noResult 0"]
+        out.append("policy")
+        for y in range(n - 1, -1, -1):
+            out.append(" ".join(f"{float(pr[y * n + x]):.6f}" if y * n + x in legal else "NAN"
+                                for x in range(n)))
+        out.append(f"policyPass {float(pr[n * n]):.6f}")
+        return "\n".join(out)
+
+    # -- GoGui live graphics (gtp.live_gfx)
+    def _live_gfx(self, color):
+        """genmove's keyword arguments for GoGui's live graphics: a
+        ``gogui-gfx:`` block on stderr every ``gtp.live_gfx_interval``
+        seconds while the search runs (visit counts or the PV); {} when off."""
+        what = self.cfg.gtp.live_gfx
+        if what == "none":
+            return {}
+
+        def on_info(rows):
+            try:
+                body = self._gfx_visits(rows) if what == "visits" else self._gfx_pv(rows, color)
+            except Exception:
+                log.exception("live graphics failed")
+                return
+            if body:
+                self._stderr("gogui-gfx:\n" + body + "\n\n")
+        return {"on_info": on_info, "info_interval": self.cfg.gtp.live_gfx_interval}
+
     # -- GoGui views
     def cmd_gogui_analyze_commands(self, args):
         lines = [f"param/{t.name.capitalize()} Settings/go-param_page {t.name}"
@@ -243,7 +308,9 @@ class AnalysisCommands:
         return "\n".join(lines)
 
     def cmd_go_gfx_visits(self, args):
-        rows = self.player.analysis()
+        return self._gfx_visits(self.player.analysis())
+
+    def _gfx_visits(self, rows):
         total = max(1, max((r.get("visits", 0) for r in rows), default=1))
         labels, infl = [], []
         for r in rows:
@@ -292,10 +359,11 @@ class AnalysisCommands:
                          for y in range(n - 1, -1, -1))
 
     def cmd_go_gfx_pv(self, args):
-        rows = self.player.analysis()
+        return self._gfx_pv(self.player.analysis(), self.game.to_move)
+
+    def _gfx_pv(self, rows, color):
         if not rows:
             return ""
-        color = self.game.to_move
         seq = []
         for m in rows[0].get("pv") or [rows[0]["move"]]:
             seq.append(f"{color_letter(color).lower()} {self.vtx(m)}")

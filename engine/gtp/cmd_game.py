@@ -12,11 +12,16 @@ from engine.game import color_name, MAX_SIZE, MIN_SIZE
 from engine.gtp import VERSION
 from engine.gtp.parse import GtpFail, parse_color, parse_float, parse_int
 from engine.scoring import fmt_score
+from engine.timecontrol import KATA_SYSTEMS
 
 HELP = {
     "boardsize": "boardsize N (2..19): new empty board, komi kept",
     "clear_board": "empty the board, komi kept",
     "komi": "komi K",
+    "get_komi": "the komi in force (KataGo)",
+    "rectangular_boardsize": "rectangular_boardsize X Y: boardsize for X = Y (KataGo; square boards only)",
+    "get_handicap": "the number of handicap stones (GNU Go)",
+    "captures": "captures COLOR: stones COLOR has captured (GNU Go)",
     "fixed_handicap": "fixed_handicap N: GTP standard points",
     "place_free_handicap": "place_free_handicap N: engine chooses",
     "set_free_handicap": "set_free_handicap V V ...",
@@ -26,8 +31,16 @@ HELP = {
     "undo": "take back the last move",
     "time_settings": "time_settings MAIN BYO STONES (0 1 0 = no limit)",
     "time_left": "time_left COLOR SECONDS STONES",
+    "kata-time_settings": "kata-time_settings as kgs-time_settings, or fischer M INC, "
+                          "or fischer-capped M INC MAIN_LIMIT MOVE_LIMIT (KataGo)",
+    "kata-list_time_settings": "the systems kata-time_settings takes (KataGo)",
     "final_score": "score with dead stones estimated from playouts",
     "final_status_list": "final_status_list dead|alive|seki",
+    "estimate_score": "the playout estimate of the score, with White's bounds (GNU Go)",
+    "top_moves": "the last genmove's candidates: vertex and win rate in percent, best first (GNU Go)",
+    "top_moves_black": "top_moves_black: search for Black (nothing played), then top_moves (GNU Go)",
+    "top_moves_white": "top_moves_white: search for White (nothing played), then top_moves (GNU Go)",
+    "clear_cache": "forget the search tree and the net's cached evaluations (KataGo)",
     "loadsgf": "loadsgf FILE [MOVE_NUMBER]",
     "printsgf": "printsgf [FILE]: the game as SGF",
     "showboard": "ASCII board",
@@ -71,8 +84,28 @@ class GameCommands:
 
     def cmd_komi(self, args):
         self._nargs(args, 1, usage="komi FLOAT")
-        self.player.set_komi(parse_float(args[0], "komi"))
+        self.player.set_komi(parse_float(args[0], "komi", -1000, 1000))
         return ""
+
+    def cmd_get_komi(self, args):
+        self._nargs(args, 0, usage="get_komi")
+        return f"{self.game.komi:g}"
+
+    def cmd_rectangular_boardsize(self, args):
+        self._nargs(args, 2, usage="rectangular_boardsize X Y")
+        x, y = parse_int(args[0], "board width"), parse_int(args[1], "board height")
+        if x != y or not MIN_SIZE <= x <= MAX_SIZE:
+            raise GtpFail("unacceptable size" + (" (square boards only)" if x != y else ""))
+        self.player.set_board_size(x)
+        return ""
+
+    def cmd_get_handicap(self, args):
+        self._nargs(args, 0, usage="get_handicap")
+        return str(self.game.handicap)
+
+    def cmd_captures(self, args):
+        self._nargs(args, 1, usage="captures COLOR")
+        return str(self.game.board.captures(parse_color(args[0])))
 
     def cmd_fixed_handicap(self, args):
         self._nargs(args, 1, usage="fixed_handicap N")
@@ -99,7 +132,8 @@ class GameCommands:
 
     def cmd_genmove(self, args):
         self._nargs(args, 1, usage="genmove COLOR")
-        return self.vtx(self.player.genmove(parse_color(args[0]), play=True))
+        color = parse_color(args[0])
+        return self.vtx(self.player.genmove(color, play=True, **self._live_gfx(color)))
 
     def cmd_reg_genmove(self, args):
         self._nargs(args, 1, usage="reg_genmove COLOR")
@@ -182,6 +216,17 @@ class GameCommands:
         self.player.kgs_time_settings(args[0], *vals)
         return ""
 
+    def cmd_kata_time_settings(self, args):
+        if not args:
+            raise GtpFail("syntax error: kata-time_settings " + "|".join(KATA_SYSTEMS) + " ...")
+        vals = [parse_float(a, "time value", hi=1e9) for a in args[1:]]
+        self.player.kgs_time_settings(args[0], *vals, kata=True)
+        return ""
+
+    def cmd_kata_list_time_settings(self, args):
+        self._nargs(args, 0, usage="kata-list_time_settings")
+        return " ".join(KATA_SYSTEMS)
+
     def cmd_time_left(self, args):
         self._nargs(args, 3, usage="time_left COLOR TIME STONES")
         c = parse_color(args[0])
@@ -193,6 +238,38 @@ class GameCommands:
     # -- scoring
     def cmd_final_score(self, args):
         return fmt_score(self.player.final_score())
+
+    def cmd_estimate_score(self, args):
+        """GNU Go's form: the winner's margin, then bounds as White's score
+        (positive: White ahead): the estimate with every unsettled point
+        (playout ownership under 0.6 either way) given to White or to Black."""
+        self._nargs(args, 0, usage="estimate_score")
+        est = self.player.estimate()
+        white = -self.player.final_score()
+        unsettled = sum(1 for v in est.own if abs(v) < 0.6)
+        head = fmt_score(-white) if white else "0"
+        return f"{head} (upper bound: {white + unsettled:.1f}, lower: {white - unsettled:.1f})"
+
+    def cmd_top_moves(self, args):
+        self._nargs(args, 0, usage="top_moves")
+        return " ".join(f"{self.vtx(r['move'])} {100 * float(r.get('winrate', 0.5)):.2f}"
+                        for r in self.player.top_moves()[:10])
+
+    def _top_moves_for(self, args, color, name):
+        self._nargs(args, 0, usage=name)
+        self.player.genmove(color, play=False)
+        return self.cmd_top_moves([])
+
+    def cmd_top_moves_black(self, args):
+        return self._top_moves_for(args, BLACK, "top_moves_black")
+
+    def cmd_top_moves_white(self, args):
+        return self._top_moves_for(args, WHITE, "top_moves_white")
+
+    def cmd_clear_cache(self, args):
+        self._nargs(args, 0, usage="clear_cache")
+        self.player.clear_cache()
+        return ""
 
     def cmd_final_status_list(self, args):
         self._nargs(args, 1, usage="final_status_list dead|alive|seki")

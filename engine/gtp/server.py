@@ -59,6 +59,7 @@ COMMAND_HELP = {
     "known_command": "known_command NAME: true/false",
     "list_commands": "all commands, one a line",
     "quit": "end the session",
+    "stop": "end pondering or an analysis (KataGo; any input line ends a stream)",
     "help": "this list with a line each",
     **GAME_HELP, **PARAM_HELP, **ANALYSIS_HELP,
 }
@@ -70,9 +71,10 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
     answers a single line (for tests and embedding).  ``search_factory`` and
     ``evaluator_factory`` go to the Player."""
 
-    def __init__(self, cfg=None, out=None, search_factory=None, evaluator_factory=None):
+    def __init__(self, cfg=None, out=None, search_factory=None, evaluator_factory=None, err=None):
         self.player = Player(cfg, search_factory=search_factory, evaluator_factory=evaluator_factory)
         self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
         self._out_lock = threading.Lock()
         self.queue: queue.Queue = queue.Queue()
         self._pending = None             # a line read ahead (it ended a stream)
@@ -97,6 +99,15 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
                 self.quit = True
                 self.player.close()
                 log.info("output closed: the controller is gone; ending the session")
+
+    def _stderr(self, text):
+        """Text for the controller's other channel (GoGui's live graphics,
+        Leela Zero's heatmap); a closed stderr is ignored."""
+        try:
+            self.err.write(text)
+            self.err.flush()
+        except (OSError, ValueError):
+            pass
 
     def _reader(self, inp):
         try:
@@ -275,6 +286,12 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
 
     def cmd_help(self, args):
         return "\n".join(f"{k}: {v}" for k, v in COMMAND_HELP.items())
+
+    def cmd_stop(self, args):
+        # a stream (analysis, pondering) ended when this line arrived; what
+        # is left is to say so
+        self._nargs(args, 0, usage="stop")
+        return ""
 
     def cmd_quit(self, args):
         self.quit = True

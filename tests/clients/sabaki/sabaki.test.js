@@ -4,7 +4,8 @@
 // genmove_analyze (move read from the `play` line), and `analyze` streamed
 // for about a second, then aborted with `protocol_version` (sendAbort),
 // with the info lines parsed the way Sabaki's analysis.js parses them;
-// then kata-analyze with ownership and kata-genmove_analyze (KataGo mode).
+// then kata-analyze with ownership, with KataGo's other options ended by
+// `stop`, and kata-genmove_analyze (KataGo mode).
 //
 //   cd tests/clients/sabaki && npm ci && node --test
 'use strict'
@@ -183,6 +184,31 @@ test('Sabaki attach, sync, genmove_analyze, analyze', {timeout: 90000}, async ()
         assert.ok(Number.isFinite(v.scoreLead), 'scoreLead')
       }
     }
+
+    // KataGo's options that Lizzie forks send (pvVisits, rootInfo; the
+    // others are accepted and ignored), ended with KataGo's `stop`.
+    let kopt = []
+    let kop = controller.sendCommand(
+      {name: 'kata-analyze', args: ['W', '10', 'pvVisits', 'true', 'rootInfo', 'true', 'movesOwnership', 'true',
+                                     'ownershipStdev', 'true', 'pvEdgeVisits', 'true']},
+      ({line}) => {
+        if (line.startsWith('info ')) kopt.push(line)
+      }
+    )
+    await sleep(800)
+    let stop = controller.sendCommand({name: 'stop'})
+    assert.strictEqual((await kop).error, false)
+    let sres = await stop
+    assert.strictEqual(sres.error, false)
+    assert.strictEqual(sres.content, '')
+    assert.ok(kopt.length >= 1, 'kata-analyze with KataGo options streams')
+    let lastOpt = kopt[kopt.length - 1]
+    assert.match(lastOpt, / pvVisits \d+/)
+    assert.match(lastOpt, / rootInfo visits \d+ utility \S+ winrate \S+/)
+    // a client that asks for pvVisits reads them off before the PV (Sabaki's
+    // own parser, which never asks, takes the trailing vertices as the PV)
+    let plain = lastOpt.split(/\s+rootInfo\s+/)[0].replace(/ pvVisits( \d+)+/g, '')
+    assert.ok(parseAnalysis(plain, true).length > 0, lastOpt)
 
     // kata-genmove_analyze: info lines while it searches, then `play`.
     let kg = []
