@@ -51,7 +51,7 @@ bench: build gnugo
 	$(PY) bench/playouts.py --size 9 --policy expert --seconds 3
 	$(PY) bench/playouts.py --size 19 --policy random --seconds 3
 	$(PY) bench/playouts.py --size 19 --policy expert --seconds 3
-	@for b in search memory net bhrf parallel pool_rss; do $(PY) bench/$$b.py || exit 1; done
+	@for b in search memory net bhrf threads pool_rss; do $(PY) bench/$$b.py || exit 1; done
 
 # stdout is the GTP channel: the build's lines go to stderr
 gtp:

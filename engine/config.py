@@ -41,7 +41,9 @@ class SearchConfig:
                    doc="rave: every child at once with prior knowledge and RAVE ([tree]; Fuego/Pachi style); "
                        "uct: one node a simulation, UCB1/PUCT, net priors on the first dcnn_nodes (the first round's)")
     rollout: str = _f("expert", choices=tuple(POLICIES) + ("bhrf",), doc="rollout policy")
-    threads: int = _f(1, 1, 2, doc="search threads (root parallel processes)")
+    threads: int = _f(0, 0, 256, doc="threads searching one tree; 0 = one a core, or one where a seed is set "
+                      "(search.seed, set_random_seed: a game that replays); the rave tree runs threaded, the "
+                      "uct tree, BHRF rollouts and the memory one thread")
     reuse_tree: bool = _f(True, doc="keep the subtree of the played move")
     resign_threshold: float = _f(0.0, 0.0, 0.5, doc="resign below this win rate; 0 = never")
     resign_min_visits: int = _f(1000, 0, 10**9, doc="real root visits needed before resigning "
@@ -254,7 +256,23 @@ def renamed(key):
     return None
 
 
+def threads_refused(cfg):
+    """What keeps the config from searching with several threads (the
+    setting to change, as text), or None."""
+    if cfg.search.tree != "rave":
+        return f"search.tree = {cfg.search.tree}"
+    if cfg.search.rollout == "bhrf":
+        return "search.rollout = bhrf"
+    if cfg.memory.enabled:
+        return "memory.enabled = true"
+    return None
+
+
 def _check_cross(cfg):
+    why = threads_refused(cfg)
+    if cfg.search.threads > 1 and why is not None:
+        raise ConfigError(f"search.threads = {cfg.search.threads}: {why} cannot run threaded "
+                          f"(set search.threads = 1, or change {why.split(' = ')[0]})")
     if cfg.memory.M > cfg.memory.memory_size:
         raise ConfigError(f"memory.M ({cfg.memory.M}) must not exceed memory.memory_size "
                           f"({cfg.memory.memory_size})")

@@ -98,23 +98,10 @@ def make_memory(cfg, evaluator):
     return Memory(cfg.memory, dim, seed=cfg.search.seed)
 
 
-def worker_search(cfg, size):
-    """The search of a root-parallel worker process (cfg has threads = 1):
-    its own evaluator, the expert priors where the net does not fit."""
-    try:
-        ev = load_evaluator(cfg, size)
-    except NoNet:
-        ev = fallback_evaluator()
-    return make_search(cfg, ev)
-
-
 def make_search(cfg, evaluator=None):
-    """A Search, or a RootParallelSearch when search.threads > 1 (each
-    search passes the moggy rule probabilities of ``[moggy]`` to its own
-    trees; nothing is set process-wide)."""
+    """A Search (``search.threads`` threads on its tree; it passes the moggy
+    rule probabilities of ``[moggy]`` to its own trees; nothing is set
+    process-wide)."""
     memory = make_memory(cfg, evaluator)
-    if cfg.search.threads > 1:
-        from engine.parallel import RootParallelSearch
-        return RootParallelSearch(cfg, evaluator=evaluator, memory=memory, build=worker_search)
     from engine.search import Search
     return Search(cfg, evaluator=evaluator, memory=memory)

@@ -201,9 +201,13 @@ class Player:
         """The config the search is built with: ``search.seed`` is the
         Player's seed, so the search and the dead-stone estimates share the
         one seed that ``get_random_seed`` reports."""
-        if self.cfg.search.seed == self.seed:
-            return self.cfg
-        return configmod.replace(self.cfg, **{"search.seed": self.seed})
+        changes = {}
+        if self.cfg.search.threads == 0:        # resolved before the seed is filled in
+            from engine.search import search_threads
+            changes["search.threads"] = search_threads(self.cfg)
+        if self.cfg.search.seed != self.seed:
+            changes["search.seed"] = self.seed
+        return configmod.replace(self.cfg, **changes) if changes else self.cfg
 
     def set_seed(self, seed):
         """The random seed of the search and of the dead-stone estimates (0:

@@ -16,6 +16,7 @@ cdef enum:
     EXPANDED = 2          # rave: the node has (had) all its children
     NET_DONE = 4          # rave: the net's priors were added to the children
     NET_PEND = 8          # rave: a net request for the node is out
+    EXPANDING = 16        # rave, threaded: one thread is making the node's children
     NOT_PLAYED = 0x7FFF
     MAXSEQ = 3 * MAXNN + 600
     MAXDEPTH = 600
@@ -108,6 +109,9 @@ cdef class NodePool:
     cdef int32_t* req_parent
     cdef board_t* req_boards
     cdef int req_cap, n_req
+    # threads on one tree (walk.pyx simulate_threads)
+    cdef bint mt                  # a threaded search is running: atomics, no LRU, no recycling
+    cdef int alloc_lock           # spin lock of _alloc_many
     # -- node store (see pool.pyx)
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
@@ -121,6 +125,7 @@ cdef class NodePool:
     cdef int _recycle(self) noexcept nogil
     cdef int _recycle_children(self) noexcept nogil
     cdef int _new_node(self) noexcept nogil
+    cdef int _alloc_many(self, int k, int32_t* out) noexcept nogil
     cdef int _n_children(self, int node) noexcept nogil
     cdef void _after_full(self) noexcept nogil
     cdef int _gc(self, double threshold) noexcept nogil

@@ -32,6 +32,7 @@ from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memset, memcpy
 from libc.math cimport sqrt
 from board_ext.board cimport board_t, Board, board_copy
+from engine.atomics cimport spin_lock, spin_unlock
 cimport numpy as cnp
 import numpy as np
 
@@ -356,6 +357,23 @@ cdef class NodePool:
         self.stopped_full = True
         return -1
 
+    cdef int _alloc_many(self, int k, int32_t* out) noexcept nogil:
+        """Up to k nodes for one expansion of a threaded search, under the
+        pool's spin lock: the free list, then fresh nodes; no recycling (a
+        full pool stops the expansions until the search ends, as Fuego's
+        lock-free search does).  Returns how many were given."""
+        cdef int i = 0, n
+        spin_lock(&self.alloc_lock)
+        while i < k:
+            n = self._alloc_raw()
+            if n < 0:
+                self.stopped_full = True
+                break
+            out[i] = n
+            i += 1
+        spin_unlock(&self.alloc_lock)
+        return i
+
     # ------------------------------------------------------------ tree ops
     cdef int _n_children(self, int node) noexcept nogil:
         cdef int c = self.first_child[node], k = 0
@@ -634,21 +652,48 @@ cdef class NodePool:
         return [(self.ens_visits[m], self.ens_wins[m]) for m in range(self.nn + 1)]
 
     def check_invariants(self):
-        """Walk the tree: every node reachable once, counts consistent.
-        Returns the number of reachable nodes (tests)."""
-        seen = set()
+        """Walk the tree (the tests, and the threads' stress test after each
+        search): every node in use reached once from the root, its parent
+        link right, no expansion claim left behind, visits and wins finite
+        and not negative, wins at most visits, a node's visits at least its
+        children's.  Returns the number of nodes reached; raises
+        AssertionError naming every broken invariant."""
+        cdef int c, x, k
+        cdef double sn
+        bad = []
+        seen = np.zeros(self.capacity, np.uint8)
         stack = [self.root]
+        reached = 0
         while stack:
             x = stack.pop()
-            assert x not in seen, "node reached twice"
-            seen.add(x)
+            if seen[x]:
+                bad.append(f"node {x} reached twice")
+                continue
+            seen[x] = 1
+            reached += 1
+            if self.flags[x] & EXPANDING:
+                bad.append(f"node {x}: an expansion claim left behind")
+            if not (self.N[x] >= -1e-3 and self.W[x] >= -1e-3 and self.W[x] <= self.N[x] + 1e-3):
+                bad.append(f"node {x}: N {self.N[x]} W {self.W[x]}")
             c = self.first_child[x]
+            sn = 0.0
+            k = 0
             while c >= 0:
-                assert self.parent[c] == x, "parent link broken"
+                if self.parent[c] != x:
+                    bad.append(f"node {c}: child of {x} whose parent is {self.parent[c]}")
+                sn += self.N[c]
                 stack.append(c)
                 c = self.next_sibling[c]
-        assert len(seen) == self.n_used, f"{len(seen)} reachable, {self.n_used} in use"
-        return len(seen)
+                k += 1
+                if k > self.nn + 1:
+                    bad.append(f"node {x}: more children than moves (a cycle)")
+                    break
+            if sn > self.N[x] + 1e-3 * (1.0 + self.N[x]):
+                bad.append(f"node {x}: children's visits {sn} above its own {self.N[x]}")
+        if reached != self.n_used:
+            bad.append(f"{reached} nodes reachable, {self.n_used} in use")
+        assert not bad, "; ".join(bad[:10])
+        return reached
 
     def lru_order(self):
         out = []

@@ -24,12 +24,14 @@ external objects (``self.evaluator``, ``self.memory``, ``self.bhrf``), and
 the mutable tree (``self.tree``, ``self.root_board``).
 """
 import math
+import os
 import threading
 import time
 from dataclasses import asdict, dataclass, field
 
 from board_ext.board import BLACK
 from board_ext.playout import MoggyRates
+from engine import config as config_mod
 from engine.walk import Tree
 
 RESIGN = -1
@@ -45,6 +47,17 @@ class SearchResult:
     pv: list = field(default_factory=list)
     stopped_by: str = ""      # budget | time | early | pool | interrupt
     child_visits: dict = field(default_factory=dict)   # {move: real visits} of the root's children
+
+
+def search_threads(cfg):
+    """The threads a search of ``cfg`` runs: ``search.threads``; 0 means one
+    a core, or one where a seed is set (several threads never replay a
+    game); one where the mode cannot run threaded
+    (engine.config.threads_refused)."""
+    n = cfg.search.threads
+    if n == 0:
+        n = 1 if cfg.search.seed else (os.cpu_count() or 1)
+    return n if config_mod.threads_refused(cfg) is None else 1
 
 
 class Search:
@@ -75,6 +88,7 @@ class Search:
         self._nets_asked = 0
         self._mem_asked = 0
         self._eg = None
+        self.threads = search_threads(cfg)
 
     # ---------------------------------------------------------------- setup
     @property
@@ -367,7 +381,7 @@ class Search:
             left = (playouts - done) if playouts is not None else 1 << 30
             if left <= 0:
                 break
-            n_done = step(min(chunk, left))
+            n_done = step(min(chunk * (self.threads if self._rave_tree else 1), left))
             if n_done < 0:          # net work answered, no simulation ran
                 continue
             done += n_done
@@ -416,8 +430,10 @@ class Search:
         if self._rave_tree:
             net = self._net
 
+            threads = self.threads
+
             def step(k):
-                n = tree.simulate(k)
+                n = tree.simulate_threads(k, threads) if threads > 1 else tree.simulate(k)
                 if net is not None:
                     reqs = tree.take_net_requests()
                     if reqs:

@@ -4,7 +4,7 @@
 # update; value is what selection and the analysis read of a child;
 # prepare_root runs before a search.
 from libc.stdint cimport int16_t, int32_t
-from board_ext.board cimport board_t
+from board_ext.board cimport board_t, rng_t
 from engine.pool cimport NodePool
 
 # from the root to a leaf: plays the moves on bd, fills path (node ids) and
@@ -12,6 +12,11 @@ from engine.pool cimport NodePool
 # last move was played without a node (a stunted expansion)
 ctypedef int (*descend_fn)(NodePool t, board_t* bd, int32_t* path, int16_t* moves,
                            double vloss) noexcept nogil
+# the same, run by one of several threads on one tree (walk.pyx's
+# simulate_threads): the thread's own random generator; atomic updates,
+# expansion claimed by one thread and published whole, no recycling
+ctypedef int (*descend_mt_fn)(NodePool t, board_t* bd, int32_t* path, int16_t* moves,
+                              double vloss, rng_t* rng) noexcept nogil
 # the value selection uses for child c (N + N0 > 0, or the policy's first-play value)
 ctypedef double (*value_fn)(NodePool t, int c) noexcept nogil
 # after backup: AMAF statistics from the whole sequence moves[0..nmoves)
@@ -23,6 +28,7 @@ ctypedef void (*prepare_root_fn)(NodePool t) noexcept nogil
 ctypedef struct tree_policy_t:
     const char* name
     descend_fn descend
+    descend_mt_fn descend_mt      # NULL: the policy cannot run threaded
     value_fn value
     update_fn update
     prepare_root_fn prepare_root

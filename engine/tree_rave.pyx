@@ -9,13 +9,15 @@ exploration term by default); the net, where it runs, adds its priors to
 the children of the nodes that reach ``net_visits`` (queued here, answered
 between simulations by ``engine/walk.pyx``, so no descent waits for it).
 """
-from libc.stdint cimport int16_t, int32_t
+from libc.stdint cimport int16_t, int32_t, uint8_t
 from libc.math cimport log, sqrt, INFINITY
 from board_ext.board cimport (board_t, board_copy, board_play, board_legal, board_is_eye,
-                              MAXNN)
+                              MAXNN, rng_t)
 from board_ext.priors cimport move_prior
-from engine.pool cimport (NodePool, MAXDEPTH, EXPANDED, NET_DONE, NET_PEND, NOT_PLAYED,
+from engine.pool cimport (NodePool, MAXDEPTH, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
                           pick_better, reward_for, memory_blend)
+from engine.atomics cimport (atomic_add_f, atomic_fetch_add_i, atomic_fetch_add_l, atomic_fetch_or_u8,
+                             atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32)
 from engine.tree_policy cimport tree_policy_t
 
 
@@ -43,19 +45,9 @@ cdef int rave_expand_all(NodePool t, int node, const board_t* b) noexcept nogil:
     the first AMAF statistics.  Returns the children made (0: the pool
     policy gave no node)."""
     cdef int16_t cand[MAXNN + 1]
-    cdef int i, p, k = 0, n, col = b.to_move, made = 0
-    cdef bint at_root = node == t.root
+    cdef int i, n, made = 0
+    cdef int k = rave_candidates(t, node, b, cand)
     cdef float n0, w0
-    for i in range(b.n_empty):
-        p = b.empty_list[i]
-        if at_root and t.root_forbid[p]:
-            continue
-        if board_legal(b, p, col) and not board_is_eye(b, p, col):
-            cand[k] = p
-            k += 1
-    if not (at_root and t.root_forbid[t.nn]):
-        cand[k] = t.nn
-        k += 1
     t.flags[node] |= EXPANDED
     for i in range(k):
         n = t._new_node()
@@ -75,10 +67,65 @@ cdef int rave_expand_all(NodePool t, int node, const board_t* b) noexcept nogil:
     return made
 
 
-cdef int rave_select(NodePool t, int node) noexcept nogil:
+cdef int rave_candidates(NodePool t, int node, const board_t* b, int16_t* cand) noexcept nogil:
+    """The moves a node gets children for: every legal move but own true
+    eyes (and what superko forbids at the root), pass last."""
+    cdef int i, p, k = 0, col = b.to_move
+    cdef bint at_root = node == t.root
+    for i in range(b.n_empty):
+        p = b.empty_list[i]
+        if at_root and t.root_forbid[p]:
+            continue
+        if board_legal(b, p, col) and not board_is_eye(b, p, col):
+            cand[k] = p
+            k += 1
+    if not (at_root and t.root_forbid[t.nn]):
+        cand[k] = t.nn
+        k += 1
+    return k
+
+
+cdef int rave_expand_mt(NodePool t, int node, const board_t* b) noexcept nogil:
+    """rave_expand_all for one of several threads: the thread that sets
+    EXPANDING makes the children (nodes from the pool's lock, the same
+    order as rave_expand_all), links them among themselves and publishes
+    the set with one release store of first_child; another thread finds
+    the node a leaf until then.  Returns the children made."""
+    cdef int16_t cand[MAXNN + 1]
+    cdef int32_t ids[MAXNN + 1]
+    cdef int i, n, k, made
+    cdef float n0, w0
+    cdef uint8_t old = atomic_fetch_or_u8(&t.flags[node], EXPANDING)
+    if old & EXPANDING:
+        return 0
+    if old & EXPANDED:          # made meanwhile by another thread
+        atomic_fetch_and_u8(&t.flags[node], <uint8_t>~EXPANDING)
+        return 0
+    k = rave_candidates(t, node, b, cand)
+    made = t._alloc_many(k, ids)
+    for i in range(made):
+        n = ids[i]
+        t._init_node(n, node, cand[i])
+        t.next_sibling[n] = ids[i - 1] if i > 0 else -1
+        move_prior(b, cand[i], &n0, &w0, t.prior_scale)
+        t.N0[n] = n0
+        t.W0[n] = w0
+        t.aN[n] = n0
+        t.aW[n] = w0
+    atomic_fetch_add_l(&t.expansions, 1)
+    if made == 0:
+        atomic_fetch_and_u8(&t.flags[node], <uint8_t>~EXPANDING)
+        return 0
+    atomic_store_rel_i32(&t.first_child[node], ids[made - 1])
+    atomic_fetch_or_u8(&t.flags[node], EXPANDED)
+    atomic_fetch_and_u8(&t.flags[node], <uint8_t>~EXPANDING)
+    return made
+
+
+cdef int rave_select(NodePool t, int node, rng_t* rng) noexcept nogil:
     """The child of highest value (RAVE-blended, with priors; K times the
     UCB1 term on total counts when K > 0), ties at random; -1 if none."""
-    cdef int c = t.first_child[node], best = -1, ties = 0
+    cdef int c = atomic_load_acq_i32(&t.first_child[node]), best = -1, ties = 0
     cdef double score, bestscore = -INFINITY, logN = 0.0, n
     if t.K > 0:
         n = t.N[node] + t.N0[node]
@@ -88,39 +135,55 @@ cdef int rave_select(NodePool t, int node) noexcept nogil:
         if t.K > 0:
             n = t.N[c] + t.N0[c]
             score += t.K * sqrt(logN / (n if n > 1.0 else 1.0))
-        if pick_better(&t.rng, score, &bestscore, &ties):
+        if pick_better(rng, score, &bestscore, &ties):
             best = c
         c = t.next_sibling[c]
     return best
 
 
 cdef int rave_descend(NodePool t, board_t* bd, int32_t* path, int16_t* moves, double vloss) noexcept nogil:
+    return rave_walk(t, bd, path, moves, vloss, &t.rng, False)
+
+
+cdef int rave_descend_mt(NodePool t, board_t* bd, int32_t* path, int16_t* moves, double vloss,
+                         rng_t* rng) noexcept nogil:
+    return rave_walk(t, bd, path, moves, vloss, rng, True)
+
+
+cdef int rave_walk(NodePool t, board_t* bd, int32_t* path, int16_t* moves, double vloss, rng_t* rng,
+                   bint mt) noexcept nogil:
     """TREE_RAVE descent: a leaf with expand_visits real visits gets all
     its children; a node that reached net_visits asks the net once
-    (queued, answered between simulations).  Returns the path length."""
-    cdef int node = t.root, depth = 1, child, k
+    (queued, answered between simulations).  Returns the path length.
+    ``mt``: one of several threads (atomic virtual loss, expansion by one
+    thread, net requests claimed atomically, no LRU queue)."""
+    cdef int node = t.root, depth = 1, child
     path[0] = node
-    t._lru_remove(node)
-    t.N[node] += vloss
+    if mt:
+        atomic_add_f(&t.N[node], <float>vloss)
+    else:
+        t._lru_remove(node)
+        t.N[node] += vloss
     while depth < MAXDEPTH - 1:
         if bd.passes >= 2 and node != t.root:
             break
         if not (t.flags[node] & EXPANDED):
             if node != t.root and t.N[node] < t.expand_visits + vloss:
                 break
-            if rave_expand_all(t, node, bd) == 0:
+            if mt:
+                if t.stopped_full or rave_expand_mt(t, node, bd) == 0:
+                    break
+            elif rave_expand_all(t, node, bd) == 0:
                 break
         if (t.net_budget > 0 and not (t.flags[node] & (NET_DONE | NET_PEND))
                 and t.N[node] >= t.net_visits + vloss and t.n_req < t.req_cap):
-            k = t.n_req
-            t.req_node[k] = node
-            t.req_move[k] = t.move[node]
-            t.req_parent[k] = t.parent[node]
-            board_copy(&t.req_boards[k], bd)
-            t.n_req += 1
-            t.net_budget -= 1
-            t.flags[node] |= NET_PEND
-        child = rave_select(t, node)
+            if mt:
+                rave_ask_net_mt(t, node, bd)
+            else:
+                rave_ask_net(t, node, bd, t.n_req)
+                t.n_req += 1
+                t.net_budget -= 1
+        child = rave_select(t, node, rng)
         if child < 0:
             break
         moves[depth - 1] = t.move[child]
@@ -128,9 +191,44 @@ cdef int rave_descend(NodePool t, board_t* bd, int32_t* path, int16_t* moves, do
         node = child
         path[depth] = node
         depth += 1
-        t._lru_remove(node)
-        t.N[node] += vloss
+        if mt:
+            atomic_add_f(&t.N[node], <float>vloss)
+        else:
+            t._lru_remove(node)
+            t.N[node] += vloss
     return depth
+
+
+cdef inline void rave_ask_net(NodePool t, int node, const board_t* bd, int k) noexcept nogil:
+    """Queue node's position for the net in request slot k."""
+    t.req_node[k] = node
+    t.req_move[k] = t.move[node]
+    t.req_parent[k] = t.parent[node]
+    board_copy(&t.req_boards[k], bd)
+    t.flags[node] |= NET_PEND
+
+
+cdef void rave_ask_net_mt(NodePool t, int node, const board_t* bd) noexcept nogil:
+    """rave_ask_net for one of several threads: the node, a unit of the
+    net budget and a request slot are each claimed atomically (given back
+    when another is not there)."""
+    cdef int k
+    if atomic_fetch_or_u8(&t.flags[node], NET_PEND) & (NET_PEND | NET_DONE):
+        return
+    if atomic_fetch_add_i(&t.net_budget, -1) <= 0:
+        atomic_fetch_add_i(&t.net_budget, 1)
+        atomic_fetch_and_u8(&t.flags[node], <uint8_t>~NET_PEND)
+        return
+    k = atomic_fetch_add_i(&t.n_req, 1)
+    if k >= t.req_cap:
+        atomic_fetch_add_i(&t.n_req, -1)
+        atomic_fetch_add_i(&t.net_budget, 1)
+        atomic_fetch_and_u8(&t.flags[node], <uint8_t>~NET_PEND)
+        return
+    t.req_node[k] = node
+    t.req_move[k] = t.move[node]
+    t.req_parent[k] = t.parent[node]
+    board_copy(&t.req_boards[k], bd)
 
 
 cdef void rave_amaf_first(NodePool t, int32_t* path, int depth, const int16_t* moves, int nmoves,
@@ -150,7 +248,7 @@ cdef void rave_amaf_first(NodePool t, int32_t* path, int depth, const int16_t* m
                 first[m] = j
             j -= 1
         node = path[i]
-        c = t.first_child[node]
+        c = atomic_load_acq_i32(&t.first_child[node])
         if c < 0:
             continue
         col = root_color if i % 2 == 0 else 3 - root_color
@@ -171,6 +269,7 @@ cdef void rave_prepare_root(NodePool t) noexcept nogil:
 cdef tree_policy_t RAVE
 RAVE.name = b"rave"
 RAVE.descend = rave_descend
+RAVE.descend_mt = rave_descend_mt
 RAVE.value = rave_value
 RAVE.update = rave_amaf_first
 RAVE.prepare_root = rave_prepare_root

@@ -251,6 +251,7 @@ cdef void uct_prepare_root(NodePool t) noexcept nogil:
 cdef tree_policy_t UCT
 UCT.name = b"uct"
 UCT.descend = uct_descend
+UCT.descend_mt = NULL          # one thread only (virtual-loss batches serve the net)
 UCT.value = uct_value
 UCT.update = uct_amaf
 UCT.prepare_root = uct_prepare_root

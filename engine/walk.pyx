@@ -7,12 +7,14 @@ backup.  ``Tree`` is the class the search uses: the node store of
 ``tree_policy_t`` of ``engine/tree_policy.pxd``) and a rollout policy.
 """
 from libc.stdint cimport int16_t, int32_t, uint64_t
+from libc.stdlib cimport malloc, free
 from libc.math cimport sqrt
-from board_ext.board cimport board_t, Board, board_copy, MAXNN
+from board_ext.board cimport board_t, Board, board_copy, MAXNN, rng_t, rng_next
 from board_ext.playout cimport get_policy, run_playout, MoggyRates, POLICY_MOGGY
 from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
-from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, NET_DONE, NET_PEND,
+from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, EXPANDING, NET_DONE, NET_PEND,
                           p_code, reward_for)
+from engine.atomics cimport atomic_add_f, atomic_add_d, atomic_fetch_add_i, atomic_fetch_add_l
 from engine.tree_policy cimport tree_policy_t
 from engine.tree_uct cimport uct_policy
 from engine.tree_rave cimport rave_policy
@@ -23,6 +25,18 @@ from board_ext.playout import POLICIES
 cnp.import_array()
 
 TREES = ("uct", "rave")
+MAX_THREADS = 256
+
+cdef extern from "<pthread.h>" nogil:
+    ctypedef unsigned long pthread_t
+    int pthread_create(pthread_t* th, const void* attr, void* (*fn)(void*) noexcept nogil, void* arg)
+    int pthread_join(pthread_t th, void** ret)
+
+ctypedef struct worker_t:
+    void* tree                  # the Tree (a borrowed reference)
+    rng_t rng                   # the thread's own random generator
+    int done                    # simulations it ran
+
 
 
 cdef const tree_policy_t* tree_policy_named(str name):
@@ -39,6 +53,7 @@ cdef class Tree(NodePool):
     (``configure(tree=...)``, uct until set) with a rollout policy.
     Same arguments as NodePool."""
     cdef const tree_policy_t* pol
+    cdef int mt_claimed, mt_target     # simulate_threads: simulations claimed, asked for
 
     def __cinit__(self, *args, **kwargs):
         self.pol = uct_policy()
@@ -128,36 +143,47 @@ cdef class Tree(NodePool):
         return self.pol.descend(self, bd, path, moves, vloss)
 
     cdef void _backup(self, int32_t* path, int depth, double black_reward, double vloss,
-                      int root_color) noexcept nogil:
+                      int root_color, bint mt) noexcept nogil:
         cdef int i, n, mover
         for i in range(depth - 1, -1, -1):
             n = path[i]
             mover = root_color if (i % 2 == 1) else 3 - root_color
+            if mt:                      # atomic N and W; no LRU queue while threads run
+                atomic_add_f(&self.N[n], <float>(1.0 - vloss))
+                atomic_add_f(&self.W[n], <float>reward_for(mover, black_reward))
+                continue
             self.N[n] += 1.0 - vloss
             self.W[n] += reward_for(mover, black_reward)
             if self.first_child[n] >= 0:
                 self._lru_push_back(n)
 
+    cdef inline void _add_score(self, int m, double score, bint mt) noexcept nogil:
+        if mt:
+            atomic_add_d(&self.score_n[m], 1.0)
+            atomic_add_d(&self.score_sum[m], score)
+            atomic_add_d(&self.score_sq[m], score * score)
+        else:
+            self.score_n[m] += 1
+            self.score_sum[m] += score
+            self.score_sq[m] += score * score
+
     cdef double _finish(self, board_t* bd, int32_t* path, int depth, int16_t* moves,
-                        int ntree, double vloss) noexcept nogil:
-        """Rollout from bd, backup along path; returns the black reward."""
+                        int ntree, double vloss, rng_t* rng, bint mt) noexcept nogil:
+        """Rollout from bd (on ``rng``), backup along path; returns the
+        black reward.  ``mt``: one of several threads (atomic updates; the
+        AMAF statistics stay racy, as in Fuego's lock-free search)."""
         cdef int nroll = 0, root_color = self.root_board.to_move
         if bd.passes >= 2:
             # a pass-pass in the tree: play on, so dead stones are taken off
             # before the area count (the rollout ends with two passes of its own)
             bd.passes = 0
-        cdef double score = run_playout(bd, &self.rng, self.rollout_fn, self.rollout_ctx, self.komi,
+        cdef double score = run_playout(bd, rng, self.rollout_fn, self.rollout_ctx, self.komi,
                                         self.max_rollout_moves, moves + ntree, &nroll, NULL)
         cdef double black_reward = 1.0 if score > 0 else (0.0 if score < 0 else 0.5)
-        cdef int i, m0
+        cdef int i
         if ntree + nroll > 0:           # the score evidence by the root's move (score lead)
-            m0 = moves[0]
-            self.score_n[m0] += 1
-            self.score_sum[m0] += score
-            self.score_sq[m0] += score * score
-        self.score_n[self.nn + 1] += 1
-        self.score_sum[self.nn + 1] += score
-        self.score_sq[self.nn + 1] += score * score
+            self._add_score(moves[0], score, mt)
+        self._add_score(self.nn + 1, score, mt)
         if self.value_lambda > 0:
             # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
             # value head at the deepest node of the path that the net has
@@ -168,9 +194,13 @@ cdef class Tree(NodePool):
                     black_reward = (1.0 - self.value_lambda) * black_reward \
                         + self.value_lambda * self.VB[path[i]]
                     break
-        self._backup(path, depth, black_reward, vloss, root_color)
+        self._backup(path, depth, black_reward, vloss, root_color, mt)
         if self.rave:
             self.pol.update(self, path, depth, moves, ntree + nroll, black_reward, root_color)
+        if mt:
+            atomic_fetch_add_l(&self.sims, 1)
+            atomic_fetch_add_l(&self.rollout_moves, nroll)
+            return black_reward
         if self.descent_cb != NULL:
             self.descent_cb(self.descent_ctx, moves, ntree + nroll, ntree, root_color, black_reward)
         self.sims += 1
@@ -208,10 +238,84 @@ cdef class Tree(NodePool):
                 if depth < 0:
                     depth = -depth
                     ntree = depth
-                self._finish(&bd, path, depth, moves, ntree, 0.0)
+                self._finish(&bd, path, depth, moves, ntree, 0.0, &self.rng, False)
                 self._after_full()
                 done += 1
         return done
+
+    def threads_refused(self):
+        """Why this tree cannot run threaded (a sentence naming the mode
+        and the setting to change), or None."""
+        if self.pol.descend_mt == NULL:
+            return (f"search.tree = {self.tree_name} cannot run threaded: set search.threads = 1 "
+                    f"or search.tree = rave")
+        if self.descent_cb != NULL:
+            return ("BHRF rollouts (search.rollout = bhrf) learn from every simulation in one forest and "
+                    "cannot run threaded: set search.threads = 1 or another search.rollout")
+        if self.use_memory:
+            return ("the M-MCTS memory (memory.enabled) cannot run threaded: set search.threads = 1 "
+                    "or memory.enabled = false")
+        return None
+
+    def simulate_threads(self, int n, int threads):
+        """Run n simulations on ``threads`` threads sharing this tree (this
+        thread is one of them), without the GIL: lock-free descents under
+        virtual loss, atomic N and W, each expansion claimed by one thread
+        and published whole, no recycling (a full pool stops the
+        expansions; recycling happens between searches).  Net requests
+        queue as in simulate (answered between calls).  Returns how many
+        ran."""
+        cdef worker_t* ws
+        cdef pthread_t* ths
+        cdef int i, made = 0, done = 0
+        why = self.threads_refused()
+        if why is not None:
+            raise ValueError(why)
+        if not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"search.threads must be in 1..{MAX_THREADS}, got {threads}")
+        if n <= 0:
+            return 0
+        ws = <worker_t*>malloc(threads * sizeof(worker_t))
+        ths = <pthread_t*>malloc(threads * sizeof(pthread_t))
+        if not ws or not ths:
+            free(ws); free(ths)
+            raise MemoryError("no memory for the search threads")
+        for i in range(threads):
+            ws[i].tree = <void*>self
+            ws[i].rng.s = rng_next(&self.rng) | 1
+            ws[i].done = 0
+        self.mt_claimed = 0
+        self.mt_target = n
+        self.stopped_full = self.free_head < 0 and self.bump >= self.capacity
+        self.mt = True
+        with nogil:
+            for i in range(1, threads):
+                if pthread_create(&ths[i], NULL, _worker_entry, &ws[i]) != 0:
+                    break
+                made += 1
+            self._work(&ws[0])
+            for i in range(1, made + 1):
+                pthread_join(ths[i], NULL)
+        self.mt = False
+        for i in range(threads):
+            done += ws[i].done
+        free(ws)
+        free(ths)
+        return done
+
+    cdef void _work(self, worker_t* w) noexcept nogil:
+        """One thread of simulate_threads: claim simulations until the
+        target is reached."""
+        cdef board_t bd
+        cdef int32_t path[MAXDEPTH]
+        cdef int16_t moves[MAXSEQ]
+        cdef int depth, ntree
+        while atomic_fetch_add_i(&self.mt_claimed, 1) < self.mt_target:
+            board_copy(&bd, self.root_board)
+            depth = self.pol.descend_mt(self, &bd, path, moves, self.vloss, &w.rng)
+            ntree = depth - 1
+            self._finish(&bd, path, depth, moves, ntree, self.vloss, &w.rng, True)
+            w.done += 1
 
     def begin_batch(self, int k):
         """Descend k times under virtual loss; returns the new leaf nodes
@@ -251,7 +355,7 @@ cdef class Tree(NodePool):
         cdef int i
         for i in range(self.n_pend):
             self._finish(&self.pend_boards[i], &self.pend_path[i * MAXDEPTH], self.pend_len[i],
-                         &self.pend_moves[i * MAXSEQ], self.pend_nmoves[i], self.vloss)
+                         &self.pend_moves[i * MAXSEQ], self.pend_nmoves[i], self.vloss, &self.rng, False)
             self._after_full()
         self.n_pend = 0
 
@@ -351,3 +455,9 @@ cdef class Tree(NodePool):
             self.VM[n] += (R - self.VM[n] * X) / self.NM[n]
             n = self.parent[n]
             dist += 1
+
+
+cdef void* _worker_entry(void* arg) noexcept nogil:
+    cdef worker_t* w = <worker_t*>arg
+    (<Tree>w.tree)._work(w)
+    return NULL

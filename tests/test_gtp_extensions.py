@@ -144,7 +144,7 @@ def test_kata_params_map_onto_config_keys(eng):
     assert "unsupported" in fail(eng, "kata-set-param playoutDoublingAdvantage 1.0")
     assert "unknown parameter" in fail(eng, "kata-set-param noSuchThing 3")
     for line in ("kata-set-param maxVisits -5", "kata-set-param maxVisits lots", "kata-set-param maxTime 1e9",
-                 "kata-set-param maxTime nan", "kata-set-param numSearchThreads 64", "kata-set-param",
+                 "kata-set-param maxTime nan", "kata-set-param numSearchThreads 300", "kata-set-param",
                  "kata-set-param maxVisits", "kata-get-param", "kata-get-param nope", "kata-list-params x",
                  "kata-set-param search.tree oak"):
         fail(eng, line)

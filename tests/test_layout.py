@@ -68,6 +68,3 @@ def test_board_ext_imports_nothing_of_the_project():
         for bad in ("import engine", "from engine", "import nets", "from nets", "from tools"):
             assert bad not in text, (p, bad)
 
-
-def test_factory_and_parallel_are_no_circle():
-    assert "engine.factory" not in imports(os.path.join(ROOT, "engine", "parallel.py"))

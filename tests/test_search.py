@@ -262,23 +262,6 @@ def test_uct_tree_puct_follows_the_prior():
     assert on_corner[0] > 3 * on_capture.get(0, 0) and on_corner[G5] < on_capture[G5]
 
 
-def test_root_parallel_merges_two_processes():
-    from engine import factory
-    s = factory.make_search(cfg("search.playouts=2000", "search.threads=2", "prior.evaluator=none"))
-    try:
-        b = Board(9)
-        s.set_position(b, 7.0)
-        r = s.run()
-        assert r.playouts == 2000
-        an = s.analysis()
-        # both processes' visits are merged
-        assert sum(d["visits"] for d in an) == 2000
-        assert r.move == an[0]["move"]
-        assert s.pool_stats()["processes"] == 2
-    finally:
-        s.close()
-
-
 def test_board_pickles():
     import pickle
     b = Board(9)

@@ -598,10 +598,13 @@ def main(argv=None):
         ap.error(str(e))
     score_playouts = None
     settings = {"opponent": args.opponent, "engine": args.engine}
+    sets = list(args.set)
+    if args.workers > 1 and not any(s.startswith("search.threads=") for s in sets):
+        sets.append("search.threads=1")      # games side by side: a core each, not every core each
     if args.config or args.set or not args.engine:
         from engine.config import ConfigError, load, to_dict
         try:
-            cfg = load(args.config, args.set)    # fail here, not in every game
+            cfg = load(args.config, sets)    # fail here, not in every game
         except ConfigError as e:
             ap.error(str(e))
         score_playouts = cfg.player.score_playouts
@@ -614,7 +617,7 @@ def main(argv=None):
             return 2
         if not args.engine:
             settings["config"] = to_dict(cfg)
-    ours = args.engine or our_engine_command(args.config, args.set)
+    ours = args.engine or our_engine_command(args.config, sets)
     names = tuple(args.names) if args.names else ("gomcts", os.path.basename(resolve_command(args.opponent)[0]))
     for cmd in ((ours, args.opponent) if args.games > 0 else ()):
         why = preflight(cmd, args.size, args.move_timeout)
