@@ -209,6 +209,12 @@ class GtpConfig:
 class PlayerConfig:
     """The engine as users get it (engine/player.py, engine/endgame.py)."""
     ponder: bool = _f(False, doc="think on the opponent's time")
+    handicap_komi: float = _f(7.0, 0.0, 50.0, doc="dynamic komi of handicap games (Pachi's linear dynkomi): the "
+                              "search adds this many points a handicap stone to White's komi at the start, "
+                              "falling to none by move handicap_komi_end * board points; as White it sees "
+                              "win rates it can act on, as Black it keeps playing for a margin (0 = off)")
+    handicap_komi_end: float = _f(0.55, 0.05, 2.0, doc="where the dynamic komi reaches 0, in moves per board "
+                                  "point (0.55: move 200 on 19x19)")
     score_playouts: int = _f(400, 1, 10**6, doc="playouts for dead-stone estimates")
     rules: str = _f("chinese", choices=("chinese", "aga", "new_zealand", "japanese"),
                     doc="rules of final_score: area scoring, or territory scoring for japanese (the search "

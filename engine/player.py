@@ -514,6 +514,24 @@ class Player:
         handicap bonus under the rules in force (engine.scoring.handicap_bonus)."""
         return self.game.komi + handicap_bonus(self.cfg.player.rules, self.game.handicap)
 
+    def dynamic_komi(self):
+        """The points the search adds to White's komi in a handicap game
+        (Pachi's linear dynamic komi): ``player.handicap_komi`` a stone at
+        the start, falling linearly to 0 at move ``handicap_komi_end``
+        times the board's points; 0 without handicap."""
+        h = self.game.handicap
+        pc = self.cfg.player
+        if h < 2 or pc.handicap_komi <= 0:
+            return 0.0
+        end = pc.handicap_komi_end * self.size * self.size
+        left = 1.0 - self.game.move_number / end
+        return pc.handicap_komi * h * left if left > 0 else 0.0
+
+    def search_komi(self):
+        """The komi the search plays for: the count's (score_komi) plus the
+        dynamic komi of a handicap game, whichever colour the engine has."""
+        return self.score_komi + self.dynamic_komi()
+
     def close(self):
         """The session is over (its controller is gone): the running search
         stops now and every later one at once, each with the best move it
@@ -561,7 +579,7 @@ class Player:
             if self.cfg.net.rawnet and self.cfg.net.required:
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
-            s.set_position(board, self.score_komi, endgame=eg)
+            s.set_position(board, self.search_komi(), endgame=eg, komi_drift=1.0)
             self._avoid(s, avoid)
             extend_to = None
             if budget is not None:
@@ -744,7 +762,7 @@ class Player:
             return None
         try:
             s = self.search()
-            s.set_position(self.game.board.copy(), self.score_komi)
+            s.set_position(self.game.board.copy(), self.search_komi(), komi_drift=1.0)
         except Exception:
             log.exception("ponder setup failed")
             return None

@@ -127,13 +127,19 @@ class Search:
             t.attach_bhrf(self.bhrf)
         return t
 
-    def set_position(self, board, komi, endgame=None):
+    def set_position(self, board, komi, endgame=None, komi_drift=0.0):
         """Search from board next; keeps the subtree if board follows the
         previous root by one or two moves.  ``endgame``: the
         engine.endgame.Endgame of this position whose estimate the pass
-        rule reads (one is made when needed if not given)."""
+        rule reads (one is made when needed if not given).  A new komi
+        starts a new tree, unless it moved by at most ``komi_drift`` (the
+        dynamic komi of handicap games, a little each move: the tree is
+        kept and its rollouts count with the new komi, as Pachi does)."""
         self._eg = endgame
         board = board.copy()
+        if self.tree is not None and komi != self.komi and abs(komi - self.komi) <= komi_drift:
+            self.komi = komi
+            self.tree.configure(komi=komi)
         if self.tree is None or self.root_board is None or board.size != self.root_board.size \
                 or komi != self.komi:
             self.komi = komi

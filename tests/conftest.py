@@ -57,7 +57,7 @@ def passing_search(rows=()):
         def __init__(self, cfg):
             self.cfg = cfg
 
-        def set_position(self, board, komi, endgame=None):
+        def set_position(self, board, komi, endgame=None, komi_drift=0.0):
             self.board = board
 
         def run(self, **kw):

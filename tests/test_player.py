@@ -241,3 +241,45 @@ def test_sgf_names_the_rules_set(rules, ru):
     p.set_rules(rules)
     p.play(BLACK, pt("E5"))
     assert f"RU[{ru}]" in p.sgf() and p.sgf().count("RU[") == 1
+
+
+def test_dynamic_komi_of_handicap_games():
+    """Pachi's linear dynamic komi: in a handicap game the search plays for
+    White's komi plus player.handicap_komi a stone, falling to 0 by move
+    handicap_komi_end * points; the count keeps the real komi; a small
+    change keeps the tree."""
+    from board_ext.board import Board
+    from engine import factory
+    p = Player(load(None, ["gtp.boardsize=19", "prior.evaluator=none", "search.playouts=200",
+                           "search.seed=4", "search.early_stop=false"]))
+    p.set_komi(0.5)
+    assert p.dynamic_komi() == 0 and p.search_komi() == p.score_komi
+    p.fixed_handicap(4)
+    assert p.dynamic_komi() == pytest.approx(28.0)
+    assert p.score_komi == 4.5 and p.search_komi() == pytest.approx(32.5)      # chinese: 0.5 + 4 + 28
+    p.genmove(2)
+    assert p.search().komi == pytest.approx(32.5)
+    p.play(1, 180)
+    later = p.search_komi()
+    assert 4.5 < later < 32.5
+    p.genmove(2)
+    assert p.search().komi == pytest.approx(later)
+    p.set_option("player.handicap_komi", "0")
+    assert p.search_komi() == p.score_komi
+    # falls to 0 at move 0.55 * 361
+    p.set_option("player.handicap_komi", "7")
+    p.set_option("player.handicap_komi_end", "0.05")      # 0 at move 18.05
+    assert p.dynamic_komi() == pytest.approx(28 * (1 - p.game.move_number / 18.05))
+    for i in range(18):
+        p.play(p.game.to_move, p.legal_moves(p.game.to_move)[0])
+    assert p.game.move_number >= 19 and p.dynamic_komi() == 0
+    s = factory.make_search(load(None, ["prior.evaluator=none", "search.playouts=100", "search.seed=2"]))
+    b = Board(9)
+    s.set_position(b, 7.5)
+    s.run()
+    b2 = b.copy()
+    b2.play(s.last_result.move)
+    assert s.set_position(b2, 7.8, komi_drift=1.0) is True and s.komi == 7.8
+    b3 = b2.copy()
+    b3.play(b3.legal_moves()[0])
+    assert s.set_position(b3, 9.5, komi_drift=1.0) is False and s.komi == 9.5     # too far: a new tree

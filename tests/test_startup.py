@@ -91,7 +91,7 @@ class RecordingSearch:
     def __init__(self, cfg):
         self.cfg = cfg
 
-    def set_position(self, board, komi, endgame=None):
+    def set_position(self, board, komi, endgame=None, komi_drift=0.0):
         self.board = board
 
     def run(self, playouts=None, seconds=None, **kw):
