@@ -129,6 +129,7 @@ cdef class NodePool:
     cdef int _n_children(self, int node) noexcept nogil
     cdef void _after_full(self) noexcept nogil
     cdef int _gc(self, double threshold) noexcept nogil
+    cdef void _collect(self) noexcept nogil
 
 
 

@@ -280,6 +280,7 @@ cdef class NodePool:
         free(stack)
         self.first_child[n] = -1
         self.n_untried[n] = -1
+        self.flags[n] &= ~(EXPANDED | NET_DONE)      # a leaf again: it may expand (and ask the net) anew
         self._lru_remove(n)
 
     cdef int _recycle(self) noexcept nogil:
@@ -405,13 +406,17 @@ cdef class NodePool:
                 c = self.next_sibling[c]
             self.stopped_full = False
         elif self.full_policy == FULL_FUEGO_GC:
-            # as Fuego: double the threshold until at most half the pool is used
-            thr = self.gc_threshold
+            self._collect()
+
+    cdef void _collect(self) noexcept nogil:
+        """Fuego's garbage collection: prune low-count subtrees, doubling
+        the threshold until at most half the pool is used."""
+        cdef double thr = self.gc_threshold
+        self._gc(thr)
+        while self.n_used > self.capacity // 2 and thr < 1e12:
+            thr *= 2
             self._gc(thr)
-            while self.n_used > self.capacity // 2 and thr < 1e12:
-                thr *= 2
-                self._gc(thr)
-            self.stopped_full = False
+        self.stopped_full = False
 
     cdef int _gc(self, double threshold) noexcept nogil:
         """Fuego-style collection (SgUctTree::CopyPruneLowCount): the children

@@ -262,7 +262,8 @@ cdef class Tree(NodePool):
         thread is one of them), without the GIL: lock-free descents under
         virtual loss, atomic N and W, each expansion claimed by one thread
         and published whole, no recycling (a full pool stops the
-        expansions; recycling happens between searches).  Net requests
+        expansions until the call ends; then Fuego's garbage collection
+        frees the low-count subtrees).  Net requests
         queue as in simulate (answered between calls).  Returns how many
         ran."""
         cdef worker_t* ws
@@ -297,6 +298,11 @@ cdef class Tree(NodePool):
             for i in range(1, made + 1):
                 pthread_join(ths[i], NULL)
         self.mt = False
+        if self.stopped_full:
+            # the pool ran out: Fuego's collection now, between two calls
+            # (no thread runs), so the next call expands again
+            with nogil:
+                self._collect()
         for i in range(threads):
             done += ws[i].done
         free(ws)
