@@ -311,12 +311,13 @@ cdef class Tree(NodePool):
 
     cdef void _work(self, worker_t* w) noexcept nogil:
         """One thread of simulate_threads: claim simulations until the
-        target is reached."""
+        target is reached, or the net's request queue is full (as simulate
+        stops: the caller answers the net, then calls again)."""
         cdef board_t bd
         cdef int32_t path[MAXDEPTH]
         cdef int16_t moves[MAXSEQ]
         cdef int depth, ntree
-        while atomic_fetch_add_i(&self.mt_claimed, 1) < self.mt_target:
+        while self.n_req < self.req_cap and atomic_fetch_add_i(&self.mt_claimed, 1) < self.mt_target:
             board_copy(&bd, self.root_board)
             depth = self.pol.descend_mt(self, &bd, path, moves, self.vloss, &w.rng)
             ntree = depth - 1
