@@ -209,6 +209,9 @@ class GtpConfig:
 class PlayerConfig:
     """The engine as users get it (engine/player.py, engine/endgame.py)."""
     ponder: bool = _f(False, doc="think on the opponent's time")
+    book: bool = _f(True, doc="play from the opening book while the game is in it (books/NxN.json, built by "
+                    "python -m tools.book; only for the komi and rules it was built for)")
+    book_file: str = _f("", doc="an opening book to use instead of the shipped one for the board size")
     handicap_komi: float = _f(7.0, 0.0, 50.0, doc="dynamic komi of handicap games (Pachi's linear dynkomi): the "
                               "search adds this many points a handicap stone to White's komi at the start, "
                               "falling to none by move handicap_komi_end * board points; as White it sees "

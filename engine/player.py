@@ -38,6 +38,7 @@ from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import config as configmod
 from engine import coords
 from engine.game import Game, GameError, SgfError
+from engine.book import Book, BookError, book_path
 from engine.endgame import Endgame
 from engine.scoring import handicap_bonus, Estimate
 from engine.timecontrol import TimeControl, TimeError
@@ -168,6 +169,7 @@ class Player:
         self._search_size = None
         self._size_bound = False         # the search's evaluator is for one board size
         self._evaluators = {}            # size -> Evaluator or None (unavailable)
+        self._books = {}                 # path -> Book or None (no book there)
         self.interrupt = threading.Event()   # set to stop a running genmove
         self.closed = threading.Event()      # the session is over (close()): every search stops at once
         self.last = None                 # info about the last generated move
@@ -571,6 +573,10 @@ class Player:
             move = eg.cleanup_capture(color, avoid)
             if move is not None:
                 source = "cleanup"
+        if move is None and not cleanup:
+            move = self._book_move(board, avoid)
+            if move is not None:
+                source = "book"
         if move is None and self.cfg.net.rawnet:
             move = self._rawnet_move(board)
             if move is not None:
@@ -625,6 +631,34 @@ class Player:
                     game.play(color, move)
             self.color = color
         return move
+
+    def book(self):
+        """The opening book for the board size (``player.book_file`` or the
+        shipped books/NxN.json), or None (none there; an unreadable one is
+        logged once)."""
+        path = self.cfg.player.book_file or book_path(self.size)
+        if path not in self._books:
+            book = None
+            if os.path.exists(path):
+                try:
+                    book = Book.load(path)
+                except BookError as e:
+                    log.warning("%s", e)
+            self._books[path] = book
+        return self._books[path]
+
+    def _book_move(self, board, avoid=()):
+        """The book's most visited move for ``board`` (not one to avoid),
+        or None: the book is off, has no entry for the position, or was
+        built for another komi or rule set."""
+        if not self.cfg.player.book or self.game.handicap:
+            return None
+        book = self.book()
+        cands = book.lookup(board, self.score_komi, self.cfg.player.rules) if book is not None else None
+        for m, _v, _w in cands or ():
+            if m not in avoid and (m == board.pass_move or board.is_legal(m)):
+                return m
+        return None
 
     def _rawnet_move(self, board):
         ev = self.evaluator()

@@ -25,10 +25,10 @@ PY = sys.executable
 DATA = os.path.join(ROOT, "tests", "data")
 
 # A small, seeded engine without a net for tests that drive GTP or the
-# Player: 9x9, komi 7, 30 playouts a move.  Files add their own overrides
-# after it (later settings win).
+# Player: 9x9, komi 7, 30 playouts a move, every move searched (no opening
+# book).  Files add their own overrides after it (later settings win).
 SMALL = ["search.playouts=30", "player.score_playouts=30", "gtp.boardsize=9", "gtp.komi=7",
-         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none"]
+         "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none", "player.book=false"]
 
 
 def have_gnugo():

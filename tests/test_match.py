@@ -177,3 +177,17 @@ def test_a_setup_error_is_no_game(tmp_path, extra, words):
     lines = [ln for ln in r.stderr.splitlines() if ln.startswith("match:")]
     assert len(lines) == 1 and words in lines[0], r.stderr
     assert not (tmp_path / "m" / "results.json").exists()
+
+
+@pytest.mark.parametrize("workers,threads", [(None, 0), (2, 1)])
+def test_games_side_by_side_search_with_one_thread_each(tmp_path, workers, threads):
+    """Our engine searches with every core (search.threads = 0) unless the
+    match plays games side by side: then with one thread a game."""
+    out = tmp_path / "m"
+    argv = ["--opponent", "gnugo --mode gtp", "--games", "0", "--size", "9", "--out", str(out)]
+    if workers:
+        argv += ["--workers", str(workers)]
+    assert match.main(argv) == 0
+    import json
+    settings = json.loads((out / "settings.json").read_text())
+    assert settings["config"]["search"]["threads"] == threads

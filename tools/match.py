@@ -599,7 +599,7 @@ def main(argv=None):
     score_playouts = None
     settings = {"opponent": args.opponent, "engine": args.engine}
     sets = list(args.set)
-    if args.workers > 1 and not any(s.startswith("search.threads=") for s in sets):
+    if (args.workers or 1) > 1 and not any(s.startswith("search.threads=") for s in sets):
         sets.append("search.threads=1")      # games side by side: a core each, not every core each
     if args.config or args.set or not args.engine:
         from engine.config import ConfigError, load, to_dict

@@ -1,0 +1,98 @@
+"""The opening book (engine/book.py, tools/book.py): one entry per
+symmetry class, moves given back in the board's own orientation, only for
+the komi and rules it was built for; the Player plays it while the game is
+in it; the builder resumes."""
+import json
+import os
+
+import pytest
+
+from board_ext.board import Board
+from engine import coords
+from engine.book import Book, BookError, canonical
+from engine.config import load
+from engine.player import Player
+from tools import book as book_tool
+
+
+def board(size, *moves):
+    b = Board(size)
+    for m in moves:
+        b.play(coords.from_gtp(m, size))
+    return b
+
+
+def test_symmetric_positions_share_an_entry_and_moves_come_back_in_place():
+    # C3 then its seven images: one key
+    keys = {canonical(board(9, m))[0] for m in ("C3", "G3", "C7", "G7")}
+    assert len(keys) == 1
+    assert canonical(board(9, "C3"))[0] != canonical(board(9, "C4"))[0]
+    bk = Book(9, 7.0)
+    bk.add(board(9, "C3"), [(coords.from_gtp("G7", 9), 90, 0.5), (coords.from_gtp("C7", 9), 10, 0.4)])
+    assert len(bk) == 1
+    # the mirror image: White's answer is mirrored too
+    got = bk.lookup(board(9, "G3"), 7.0)
+    assert [coords.to_gtp(m, 9) for m, _v, _w in got] == ["C7", "G7"]
+    got = bk.lookup(board(9, "C3"), 7.0)
+    assert [coords.to_gtp(m, 9) for m, _v, _w in got] == ["G7", "C7"] and got[0][1] == 90
+    assert bk.lookup(board(9, "C3"), 6.5) is None               # another komi
+    assert bk.lookup(board(9, "C3"), 7.0, "japanese") is None   # other rules
+    assert bk.lookup(board(9, "E5"), 7.0) is None               # not in the book
+    assert bk.lookup(board(13, "C3"), 7.0) is None
+
+
+def test_book_files_round_trip_and_bad_ones_are_named(tmp_path):
+    bk = Book(9, 7.0, playouts=100)
+    bk.add(Board(9), [(40, 50, 0.55), (81, 1, 0.1)])
+    p = tmp_path / "b.json"
+    p.write_text(bk.to_json())
+    again = Book.load(str(p))
+    assert again.positions == bk.positions and again.komi == 7.0 and again.playouts == 100
+    for text in ("{", json.dumps({"size": 9, "komi": 7}), json.dumps({"size": 9, "komi": 7, "positions": {"x": []}}),
+                 json.dumps({"size": 9, "komi": 7, "positions": {"." * 81 + "B": [["Z99", 1, 0.5]]}})):
+        p.write_text(text)
+        with pytest.raises(BookError) as e:
+            Book.load(str(p))
+        assert str(p) in str(e.value)
+
+
+def test_the_player_plays_the_book_while_the_game_is_in_it(tmp_path):
+    bk = Book(9, 7.0)
+    bk.add(Board(9), [(coords.from_gtp("E5", 9), 100, 0.55)])
+    bk.add(board(9, "E5"), [(coords.from_gtp("C4", 9), 100, 0.45)])
+    path = tmp_path / "9x9.json"
+    path.write_text(bk.to_json())
+    sets = ["gtp.boardsize=9", "gtp.komi=7", "prior.evaluator=none", "search.playouts=50", "search.seed=3",
+            f"player.book_file={path}"]
+    p = Player(load(None, sets))
+    assert coords.to_gtp(p.genmove(1), 9) == "E5" and p.last["source"] == "book" and p.last["result"] is None
+    w = coords.to_gtp(p.genmove(2), 9)
+    assert w in ("C4", "G4", "C6", "G6", "D3", "F3", "D7", "F7") and p.last["source"] == "book"
+    p.genmove(1)
+    assert p.last["source"] == "search"                        # out of the book
+    p = Player(load(None, sets + ["player.book=false"]))
+    p.genmove(1)
+    assert p.last["source"] == "search"
+    p = Player(load(None, sets))
+    p.set_komi(6.5)
+    p.genmove(1)
+    assert p.last["source"] == "search"                        # built for komi 7
+    p = Player(load(None, sets))
+    p.fixed_handicap(2)
+    p.genmove(2)
+    assert p.last["source"] == "search"
+
+
+def test_the_builder_searches_each_class_once_and_resumes(tmp_path):
+    out = str(tmp_path / "5x5.json")
+    cfg = load(None, ["prior.evaluator=none", "search.seed=2", "search.seconds=0"])
+    logs = []
+    bk = book_tool.build(cfg, 5, 0.5, 200, 2, 2, out, log=logs.append)
+    n = len(bk)
+    assert 1 < n <= 1 + 2 + 4 and os.path.exists(out) and len(logs) == n
+    assert Book.load(out).positions == bk.positions
+    logs.clear()
+    assert len(book_tool.build(cfg, 5, 0.5, 200, 2, 2, out, log=logs.append)) == n and logs == []
+    with pytest.raises(BookError):
+        book_tool.build(cfg, 5, 7.5, 200, 2, 2, out)
+    assert book_tool.build(cfg, 5, 0.5, 200, 3, 2, out, log=logs.append) is not None and logs   # deeper: resumes
