@@ -33,12 +33,14 @@ def rate(threads, size, n, policy):
 
 def stress(k, threads, seed=1):
     """k short searches (50..700 simulations) on a 9x9 game with tree
-    reuse, a 4,000-node pool that runs out, analysis after each;
-    returns how many broke an invariant."""
+    reuse, a 4,000-node pool that runs out, the shipped 9x9 net answering
+    the threads' requests while they run, analysis after each; returns how
+    many broke an invariant."""
     rnd = random.Random(seed)
     cfg = config.load(None, [f"search.threads={threads}", "pool.pool_size=4000", "search.early_stop=false",
-                             "prior.evaluator=none", "tree.expand_visits=2", f"search.seed={seed}"])
-    s = factory.make_search(cfg)
+                             "prior.evaluator=net", "prior.dcnn_nodes=20", "tree.net_visits=4",
+                             "tree.expand_visits=2", f"search.seed={seed}"])
+    s = factory.make_search(cfg, factory.load_evaluator(cfg, 9))
     b, broken = Board(9), 0
     for i in range(k):
         s.set_position(b, 7.0)

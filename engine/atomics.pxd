@@ -25,6 +25,9 @@ cdef extern from *:
     static inline uint8_t atomic_fetch_and_u8(uint8_t* p, uint8_t v) { return __atomic_fetch_and(p, v, __ATOMIC_ACQ_REL); }
     static inline int32_t atomic_load_acq_i32(const int32_t* p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
     static inline void atomic_store_rel_i32(int32_t* p, int32_t v) { __atomic_store_n(p, v, __ATOMIC_RELEASE); }
+    static inline int atomic_cas_i32(int32_t* p, int32_t expected, int32_t desired) {
+        return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED);
+    }
     static inline void spin_lock(int* p) {
         while (__atomic_exchange_n(p, 1, __ATOMIC_ACQUIRE)) { while (__atomic_load_n(p, __ATOMIC_RELAXED)) { } }
     }
@@ -38,5 +41,6 @@ cdef extern from *:
     uint8_t atomic_fetch_and_u8(uint8_t* p, uint8_t v) nogil
     int32_t atomic_load_acq_i32(const int32_t* p) nogil
     void atomic_store_rel_i32(int32_t* p, int32_t v) nogil
+    bint atomic_cas_i32(int32_t* p, int32_t expected, int32_t desired) nogil
     void spin_lock(int* p) nogil
     void spin_unlock(int* p) nogil

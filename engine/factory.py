@@ -36,13 +36,16 @@ def load_evaluator(cfg, size):
     device = net_device(cfg)    # a GPU asked for and absent: a config error, not "no net"
     src = cfg.net.weights or size
     path = cfg.net.weights or weights_path(size)
+    kw = dict(threads=cfg.net.threads, cache_size=cfg.net.cache_size, device=device, precision=cfg.net.precision)
     if not os.path.exists(path):
-        raise NoNet(f"{path} does not exist (shipped sizes: {available_sizes() or 'none'})")
-    try:
-        ev = Evaluator.load(src, threads=cfg.net.threads, cache_size=cfg.net.cache_size,
-                            device=device, precision=cfg.net.precision)
-    except ValueError as e:
-        raise NoNet(str(e)) from None
+        ev = None if cfg.net.weights else _conv_net_from_another_size(size, kw)
+        if ev is None:
+            raise NoNet(f"{path} does not exist (shipped sizes: {available_sizes() or 'none'})")
+    else:
+        try:
+            ev = Evaluator.load(src, **kw)
+        except ValueError as e:
+            raise NoNet(str(e)) from None
     if ev.board_size != size:
         raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
     for key in ("value_lambda", "value_prior"):
@@ -51,6 +54,30 @@ def load_evaluator(cfg, size):
             raise ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
                               f"and tree.{key} = {getattr(cfg.tree, key)} uses its value")
     return ev
+
+
+# the smallest board a net of another size is read at: the 19x19 net's
+# agreement on 13x13 positions was measured (docs/results/nets.md), not below
+CONV_MIN_SIZE = 13
+
+
+def _conv_net_from_another_size(size, kw):
+    """A shipped fully convolutional net (policy head "conv") read at
+    ``size`` (nearest size first), for a board of at least CONV_MIN_SIZE
+    without weights of its own; None when there is none."""
+    from nets.evaluator import Evaluator, available_sizes, weights_path
+    if size < CONV_MIN_SIZE:
+        return None
+    for other in sorted(available_sizes(), key=lambda s: (abs(s - size), -s)):
+        try:
+            ev = Evaluator.load(weights_path(other), board_size=size, **kw)
+        except ValueError:
+            continue            # a fully connected head fits its own size only
+        if ev.board_size == size:
+            log.info("no %dx%d weights: the %dx%d net, fully convolutional, read at %dx%d",
+                     size, size, other, other, size, size)
+            return ev
+    return None
 
 
 def require_net(cfg, size):

@@ -170,6 +170,7 @@ class Player:
         self._size_bound = False         # the search's evaluator is for one board size
         self._evaluators = {}            # size -> Evaluator or None (unavailable)
         self._books = {}                 # path -> Book or None (no book there)
+        self._book_refused = set()       # (book komi, game komi, rules) already logged
         self.interrupt = threading.Event()   # set to stop a running genmove
         self.closed = threading.Event()      # the session is over (close()): every search stops at once
         self.last = None                 # info about the last generated move
@@ -240,6 +241,8 @@ class Player:
                     from board_ext.board import Board
                     ev.evaluate([Board(self.size)])        # first forward pass: torch's own set-up
             self.search()
+            if self.cfg.player.book:
+                self.book()                                # the opening book is read at start-up too
         except PlayerError as e:
             log.warning("search for %dx%d not built at start: %s", self.size, self.size, e)
             return
@@ -639,11 +642,16 @@ class Player:
         path = self.cfg.player.book_file or book_path(self.size)
         if path not in self._books:
             book = None
-            if os.path.exists(path):
+            if os.path.exists(path) or self.cfg.player.book_file:
                 try:
                     book = Book.load(path)
                 except BookError as e:
-                    log.warning("%s", e)
+                    log.warning("%s; playing without a book", e)
+                else:
+                    if book.size != self.size:
+                        log.warning("%s is a %dx%d book, the board is %dx%d; playing without it",
+                                    path, book.size, book.size, self.size, self.size)
+                        book = None
             self._books[path] = book
         return self._books[path]
 
@@ -654,7 +662,15 @@ class Player:
         if not self.cfg.player.book or self.game.handicap:
             return None
         book = self.book()
-        cands = book.lookup(board, self.score_komi, self.cfg.player.rules) if book is not None else None
+        if book is None:
+            return None
+        if (book.komi, book.rules) != (self.score_komi, self.cfg.player.rules):
+            if (book.komi, self.score_komi, self.cfg.player.rules) not in self._book_refused:
+                self._book_refused.add((book.komi, self.score_komi, self.cfg.player.rules))
+                log.info("the opening book is for komi %g and %s rules, the game has komi %g and %s: "
+                         "not used", book.komi, book.rules, self.score_komi, self.cfg.player.rules)
+            return None
+        cands = book.lookup(board, self.score_komi, self.cfg.player.rules)
         for m, _v, _w in cands or ():
             if m not in avoid and (m == board.pass_move or board.is_legal(m)):
                 return m

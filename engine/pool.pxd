@@ -111,6 +111,8 @@ cdef class NodePool:
     cdef int req_cap, n_req
     # threads on one tree (walk.pyx simulate_threads)
     cdef bint mt                  # a threaded search is running: atomics, no LRU, no recycling
+    cdef int32_t req_head, req_tail   # threads: the request queue (a ring over the req_* slots)
+    cdef int32_t* req_seq         # threads: slot i holds request h when req_seq[i] == h + 1
     cdef int alloc_lock           # spin lock of _alloc_many
     # -- node store (see pool.pyx)
     cdef void _reset_pool(self) noexcept nogil

@@ -136,7 +136,8 @@ cdef class NodePool:
         self.req_move = <int16_t*>malloc(self.req_cap * sizeof(int16_t))
         self.req_parent = <int32_t*>malloc(self.req_cap * sizeof(int32_t))
         self.req_boards = <board_t*>malloc(self.req_cap * sizeof(board_t))
-        if (not self.N0 or not self.W0 or not self.req_node or not self.req_move
+        self.req_seq = <int32_t*>calloc(self.req_cap, sizeof(int32_t))
+        if (not self.N0 or not self.W0 or not self.req_seq or not self.req_node or not self.req_move
                 or not self.req_parent or not self.req_boards):
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         if (not self.move or not self.n_untried or not self.parent or not self.first_child
@@ -159,7 +160,7 @@ cdef class NodePool:
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
         free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
         free(self.N0); free(self.W0); free(self.req_node); free(self.req_move); free(self.req_parent)
-        free(self.req_boards); free(self.score_n); free(self.score_sum); free(self.score_sq)
+        free(self.req_boards); free(self.req_seq); free(self.score_n); free(self.score_sum); free(self.score_sq)
 
 
     # ------------------------------------------------------------ pool

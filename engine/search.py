@@ -380,18 +380,38 @@ class Search:
         # the previous move's tree) and at the rate of the loop itself
         start_visits = {ch[0]: ch[1] for ch in tree.children()}
         t_loop = time.perf_counter()
-        chunk = 16
-        extended = False
-        step = self._stepper()
+        threaded = self._rave_tree and self.threads > 1
+        step = self._threaded_stepper(playouts) if threaded else self._stepper()
+        try:
+            done, stopped_by, extended = self._loop(step, playouts, seconds, extend_to, stop_event, callback,
+                                                    callback_interval, t0, t_loop, start_visits, threaded)
+        finally:
+            if threaded:
+                done += step.close()
+        if self.memory is not None and self.cfg.memory.nodes > 0:
+            self._memory_sync()
+        res = self._result(done, time.perf_counter() - t0, stopped_by)
+        self.last_result = res
+        return res
+
+    def _loop(self, step, playouts, seconds, extend_to, stop_event, callback, callback_interval, t0, t_loop,
+              start_visits, threaded):
+        """The search loop: steps until the budget, the clock, an interrupt,
+        a full pool or early stop ends it; returns (simulations, stopped_by,
+        extended)."""
+        c = self.cfg.search
+        tree = self.tree
+        done, chunk, extended, stopped_by = 0, 16, False, "budget"
+        last_cb = t0
         while True:
             left = (playouts - done) if playouts is not None else 1 << 30
             if left <= 0:
                 break
-            n_done = step(min(chunk * (self.threads if self._rave_tree else 1), left))
+            n_done = step(min(chunk * (self.threads if threaded else 1), left))
             if n_done < 0:          # net work answered, no simulation ran
                 continue
             done += n_done
-            if tree.stopped or n_done == 0:
+            if tree.stopped or (n_done == 0 and not threaded):
                 stopped_by = "pool"
                 break
             now = time.perf_counter()
@@ -421,11 +441,44 @@ class Search:
                 if first - second > remaining:
                     stopped_by = "early"
                     break
-        if self.memory is not None and self.cfg.memory.nodes > 0:
-            self._memory_sync()
-        res = self._result(done, time.perf_counter() - t0, stopped_by)
-        self.last_result = res
-        return res
+        return done, stopped_by, extended
+
+    def _threaded_stepper(self, playouts):
+        """The step of the rave tree on several threads (Tree.threads_start):
+        the threads run on; a step waits until they ran k more simulations
+        (at most a few milliseconds) while this thread answers their net
+        requests in batches, so a slow net never stalls them.  A full pool
+        stops them for a garbage collection, then they run on.  ``close()``
+        stops them and returns the simulations not yet counted."""
+        tree, net, threads = self.tree, self._net, self.threads
+        budget = playouts if playouts is not None else 1 << 30
+        total = [0]
+
+        def answer():
+            reqs = tree.take_net_requests() if net is not None else []
+            if reqs:
+                self._answer_net(reqs)
+            return bool(reqs)
+
+        def step(k):
+            if not tree.threads_running:
+                tree.threads_start(threads, budget - total[0])
+            n = tree.threads_wait(k, 0.005)
+            answer()
+            if tree.stats()["full"] or not tree.threads_alive:
+                n += tree.threads_stop()          # garbage collection when the pool ran out
+                answer()
+            total[0] += n
+            return n
+
+        def close():
+            n = tree.threads_stop()
+            answer()
+            total[0] += n
+            return n
+
+        step.close = close
+        return step
 
     def _stepper(self):
         """The one step of the search loop for this tree: run up to k
@@ -436,10 +489,8 @@ class Search:
         if self._rave_tree:
             net = self._net
 
-            threads = self.threads
-
             def step(k):
-                n = tree.simulate_threads(k, threads) if threads > 1 else tree.simulate(k)
+                n = tree.simulate(k)
                 if net is not None:
                     reqs = tree.take_net_requests()
                     if reqs:

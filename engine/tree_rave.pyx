@@ -17,7 +17,7 @@ from board_ext.priors cimport move_prior
 from engine.pool cimport (NodePool, MAXDEPTH, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
                           pick_better, reward_for, memory_blend)
 from engine.atomics cimport (atomic_add_f, atomic_fetch_add_i, atomic_fetch_add_l, atomic_fetch_or_u8,
-                             atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32)
+                             atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32, atomic_cas_i32)
 from engine.tree_policy cimport tree_policy_t
 
 
@@ -209,26 +209,32 @@ cdef inline void rave_ask_net(NodePool t, int node, const board_t* bd, int k) no
 
 
 cdef void rave_ask_net_mt(NodePool t, int node, const board_t* bd) noexcept nogil:
-    """rave_ask_net for one of several threads: the node, a unit of the
-    net budget and a request slot are each claimed atomically (given back
-    when another is not there)."""
-    cdef int k
+    """rave_ask_net for one of several threads: the node and a unit of the
+    net budget are claimed atomically, then a slot of the bounded request
+    queue (a ring the caller empties while the threads run: slot k % cap
+    is published by setting its sequence to k + 1); what is not there is
+    given back."""
+    cdef int k, slot
     if atomic_fetch_or_u8(&t.flags[node], NET_PEND) & (NET_PEND | NET_DONE):
         return
     if atomic_fetch_add_i(&t.net_budget, -1) <= 0:
         atomic_fetch_add_i(&t.net_budget, 1)
         atomic_fetch_and_u8(&t.flags[node], <uint8_t>~NET_PEND)
         return
-    k = atomic_fetch_add_i(&t.n_req, 1)
-    if k >= t.req_cap:
-        atomic_fetch_add_i(&t.n_req, -1)
-        atomic_fetch_add_i(&t.net_budget, 1)
-        atomic_fetch_and_u8(&t.flags[node], <uint8_t>~NET_PEND)
-        return
-    t.req_node[k] = node
-    t.req_move[k] = t.move[node]
-    t.req_parent[k] = t.parent[node]
-    board_copy(&t.req_boards[k], bd)
+    while True:
+        k = atomic_load_acq_i32(&t.req_tail)
+        if k - atomic_load_acq_i32(&t.req_head) >= t.req_cap:
+            atomic_fetch_add_i(&t.net_budget, 1)
+            atomic_fetch_and_u8(&t.flags[node], <uint8_t>~NET_PEND)
+            return
+        if atomic_cas_i32(&t.req_tail, k, k + 1):
+            break
+    slot = k % t.req_cap
+    t.req_node[slot] = node
+    t.req_move[slot] = t.move[node]
+    t.req_parent[slot] = t.parent[node]
+    board_copy(&t.req_boards[slot], bd)
+    atomic_store_rel_i32(&t.req_seq[slot], k + 1)
 
 
 cdef void rave_amaf_first(NodePool t, int32_t* path, int depth, const int16_t* moves, int nmoves,

@@ -6,7 +6,7 @@ backup.  ``Tree`` is the class the search uses: the node store of
 ``engine/pool.pyx`` with a tree policy (``TREES``, each a
 ``tree_policy_t`` of ``engine/tree_policy.pxd``) and a rollout policy.
 """
-from libc.stdint cimport int16_t, int32_t, uint64_t
+from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
 from libc.stdlib cimport malloc, free
 from libc.math cimport sqrt
 from board_ext.board cimport board_t, Board, board_copy, MAXNN, rng_t, rng_next
@@ -14,7 +14,8 @@ from board_ext.playout cimport get_policy, run_playout, MoggyRates, POLICY_MOGGY
 from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
 from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, EXPANDING, NET_DONE, NET_PEND,
                           p_code, reward_for)
-from engine.atomics cimport atomic_add_f, atomic_add_d, atomic_fetch_add_i, atomic_fetch_add_l
+from engine.atomics cimport (atomic_add_f, atomic_add_d, atomic_fetch_add_i, atomic_fetch_add_l,
+                             atomic_load_acq_i32, atomic_store_rel_i32, atomic_fetch_or_u8, atomic_fetch_and_u8)
 from engine.tree_policy cimport tree_policy_t
 from engine.tree_uct cimport uct_policy
 from engine.tree_rave cimport rave_policy
@@ -27,6 +28,9 @@ cnp.import_array()
 TREES = ("uct", "rave")
 MAX_THREADS = 256
 
+cdef extern from "<unistd.h>" nogil:
+    int usleep(unsigned int usec)
+
 cdef extern from "<pthread.h>" nogil:
     ctypedef unsigned long pthread_t
     int pthread_create(pthread_t* th, const void* attr, void* (*fn)(void*) noexcept nogil, void* arg)
@@ -35,7 +39,7 @@ cdef extern from "<pthread.h>" nogil:
 ctypedef struct worker_t:
     void* tree                  # the Tree (a borrowed reference)
     rng_t rng                   # the thread's own random generator
-    int done                    # simulations it ran
+    long done                   # simulations it ran
 
 
 
@@ -53,7 +57,11 @@ cdef class Tree(NodePool):
     (``configure(tree=...)``, uct until set) with a rollout policy.
     Same arguments as NodePool."""
     cdef const tree_policy_t* pol
-    cdef int mt_claimed, mt_target     # simulate_threads: simulations claimed, asked for
+    cdef int mt_claimed, mt_target     # threads: simulations claimed, asked for
+    cdef int mt_stop, mt_live, n_threads
+    cdef long mt_seen                  # simulations already reported by threads_wait
+    cdef worker_t* workers
+    cdef pthread_t* ths
 
     def __cinit__(self, *args, **kwargs):
         self.pol = uct_policy()
@@ -258,71 +266,139 @@ cdef class Tree(NodePool):
         return None
 
     def simulate_threads(self, int n, int threads):
-        """Run n simulations on ``threads`` threads sharing this tree (this
-        thread is one of them), without the GIL: lock-free descents under
-        virtual loss, atomic N and W, each expansion claimed by one thread
-        and published whole, no recycling (a full pool stops the
-        expansions until the call ends; then Fuego's garbage collection
-        frees the low-count subtrees).  Net requests
-        queue as in simulate (answered between calls).  Returns how many
-        ran."""
-        cdef worker_t* ws
-        cdef pthread_t* ths
-        cdef int i, made = 0, done = 0
+        """Run n simulations on ``threads`` threads sharing this tree and
+        return when they are done (threads_start, then threads_stop once
+        the n are claimed).  Net requests are queued, not answered.
+        Returns how many ran."""
+        self.threads_start(threads, n)
+        with nogil:
+            while self.mt_claimed < self.mt_target and self.mt_live > 0:
+                usleep(200)
+        return self.threads_stop()
+
+    def threads_start(self, int threads, int target):
+        """Start ``threads`` threads searching this tree, without the GIL,
+        until ``target`` simulations are claimed or threads_stop: lock-free
+        descents under virtual loss, atomic N and W, each expansion
+        claimed by one thread and published whole, no recycling (a full
+        pool stops the expansions until threads_stop collects garbage, as
+        Fuego does between searches).  Their net requests go to a bounded
+        queue the caller empties with take_net_requests while they run, so
+        the net never stalls them.  Returns at once."""
+        cdef int i
         why = self.threads_refused()
         if why is not None:
             raise ValueError(why)
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"search.threads must be in 1..{MAX_THREADS}, got {threads}")
-        if n <= 0:
-            return 0
-        ws = <worker_t*>malloc(threads * sizeof(worker_t))
-        ths = <pthread_t*>malloc(threads * sizeof(pthread_t))
-        if not ws or not ths:
-            free(ws); free(ths)
+        if self.mt:
+            raise RuntimeError("threads are running already")
+        self.workers = <worker_t*>malloc(threads * sizeof(worker_t))
+        self.ths = <pthread_t*>malloc(threads * sizeof(pthread_t))
+        if not self.workers or not self.ths:
+            free(self.workers); free(self.ths)
+            self.workers, self.ths = NULL, NULL
             raise MemoryError("no memory for the search threads")
         for i in range(threads):
-            ws[i].tree = <void*>self
-            ws[i].rng.s = rng_next(&self.rng) | 1
-            ws[i].done = 0
+            self.workers[i].tree = <void*>self
+            self.workers[i].rng.s = rng_next(&self.rng) | 1
+            self.workers[i].done = 0
         self.mt_claimed = 0
-        self.mt_target = n
+        self.mt_target = max(target, 0)
+        self.mt_stop = 0
+        self.mt_seen = 0
+        self.req_head = 0
+        self.req_tail = 0
+        for i in range(self.req_cap):
+            self.req_seq[i] = 0
+        self.n_req = 0
         self.stopped_full = self.free_head < 0 and self.bump >= self.capacity
         self.mt = True
+        self.n_threads = 0
+        self.mt_live = threads
         with nogil:
-            for i in range(1, threads):
-                if pthread_create(&ths[i], NULL, _worker_entry, &ws[i]) != 0:
+            for i in range(threads):
+                if pthread_create(&self.ths[i], NULL, _worker_entry, &self.workers[i]) != 0:
                     break
-                made += 1
-            self._work(&ws[0])
-            for i in range(1, made + 1):
-                pthread_join(ths[i], NULL)
+                self.n_threads += 1
+        if self.n_threads < threads:
+            atomic_fetch_add_i(&self.mt_live, self.n_threads - threads)
+            if self.n_threads == 0:
+                self.threads_stop()
+                raise RuntimeError("cannot start the search threads")
+
+    def threads_wait(self, int k, double timeout):
+        """Wait (without the GIL) until the threads ran k more simulations
+        since the last wait, a net request is queued, the pool is full, the
+        threads ended or ``timeout`` seconds passed; returns the
+        simulations they ran since the last wait or stop."""
+        cdef long waited = 0, limit = <long>(timeout * 1e6)
+        if not self.mt:
+            return 0
+        with nogil:
+            while (self._mt_done() - self.mt_seen < k and self.mt_live > 0 and not self.stopped_full
+                   and self.req_seq[self.req_head % self.req_cap] != self.req_head + 1 and waited < limit):
+                usleep(200)
+                waited += 200
+        return self._mt_take_done()
+
+    def threads_stop(self):
+        """Stop the threads (each ends its simulation), join them, collect
+        garbage when the pool ran out; returns the simulations run since
+        the last wait.  Queued net requests stay for take_net_requests."""
+        cdef int i
+        if not self.mt:
+            return 0
+        self.mt_stop = 1
+        with nogil:
+            for i in range(self.n_threads):
+                pthread_join(self.ths[i], NULL)
+        n = self._mt_take_done()
+        free(self.workers); free(self.ths)
+        self.workers, self.ths = NULL, NULL
         self.mt = False
         if self.stopped_full:
-            # the pool ran out: Fuego's collection now, between two calls
-            # (no thread runs), so the next call expands again
+            # the pool ran out: Fuego's collection now that no thread runs
             with nogil:
                 self._collect()
-        for i in range(threads):
-            done += ws[i].done
-        free(ws)
-        free(ths)
-        return done
+        return n
+
+    @property
+    def threads_running(self):
+        return bool(self.mt)
+
+    @property
+    def threads_alive(self):
+        """Some thread still searches (the target is not reached)."""
+        return bool(self.mt and self.mt_live > 0)
+
+    cdef long _mt_done(self) noexcept nogil:
+        cdef long s = 0
+        cdef int i
+        for i in range(self.n_threads):
+            s += self.workers[i].done
+        return s
+
+    def _mt_take_done(self):
+        cdef long d = self._mt_done()
+        n = d - self.mt_seen
+        self.mt_seen = d
+        return n
 
     cdef void _work(self, worker_t* w) noexcept nogil:
-        """One thread of simulate_threads: claim simulations until the
-        target is reached, or the net's request queue is full (as simulate
-        stops: the caller answers the net, then calls again)."""
+        """One search thread: claim simulations until the target is reached
+        or the threads are stopped."""
         cdef board_t bd
         cdef int32_t path[MAXDEPTH]
         cdef int16_t moves[MAXSEQ]
         cdef int depth, ntree
-        while self.n_req < self.req_cap and atomic_fetch_add_i(&self.mt_claimed, 1) < self.mt_target:
+        while not self.mt_stop and atomic_fetch_add_i(&self.mt_claimed, 1) < self.mt_target:
             board_copy(&bd, self.root_board)
             depth = self.pol.descend_mt(self, &bd, path, moves, self.vloss, &w.rng)
             ntree = depth - 1
             self._finish(&bd, path, depth, moves, ntree, self.vloss, &w.rng, True)
-            w.done += 1
+            atomic_fetch_add_l(&w.done, 1)
+        atomic_fetch_add_i(&self.mt_live, -1)
 
     def begin_batch(self, int k):
         """Descend k times under virtual loss; returns the new leaf nodes
@@ -380,9 +456,20 @@ cdef class Tree(NodePool):
     def take_net_requests(self):
         """The rave tree: the queued net requests as [(node, Board)]; clears
         the queue (answer them with add_net_priors)."""
-        cdef int i
+        cdef int i, h
         cdef Board b
         out = []
+        if self.mt:
+            # the threads' queue: slot h % cap is ready once its sequence is h + 1
+            h = self.req_head
+            while atomic_load_acq_i32(&self.req_seq[h % self.req_cap]) == h + 1:
+                i = h % self.req_cap
+                b = Board(int(round(sqrt(self.nn))))
+                board_copy(b.b, &self.req_boards[i])
+                out.append((self.req_node[i], int(self.req_move[i]), int(self.req_parent[i]), b))
+                h += 1
+            atomic_store_rel_i32(&self.req_head, h)
+            return out
         for i in range(self.n_req):
             b = Board(int(round(sqrt(self.nn))))
             board_copy(b.b, &self.req_boards[i])
@@ -409,7 +496,7 @@ cdef class Tree(NodePool):
             raise ValueError(f"priors must have {self.nn + 1} entries")
         if node < 0 or node >= self.capacity:
             raise ValueError("bad node")
-        self.flags[node] &= ~NET_PEND
+        atomic_fetch_and_u8(&self.flags[node], <uint8_t>~NET_PEND)     # threads may be running
         if move != -2 and (self.move[node] != move or self.parent[node] != parent):
             return False
         if (self.flags[node] & NET_DONE) or not (self.flags[node] & EXPANDED) or self.first_child[node] < 0:
@@ -440,7 +527,7 @@ cdef class Tree(NodePool):
             self.N0[c] += add
             self.W0[c] += add
             c = self.next_sibling[c]
-        self.flags[node] |= NET_DONE
+        atomic_fetch_or_u8(&self.flags[node], NET_DONE)
         return True
 
     def memory_backup(self, int leaf, double VM, double NM, double eta):

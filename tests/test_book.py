@@ -96,3 +96,21 @@ def test_the_builder_searches_each_class_once_and_resumes(tmp_path):
     with pytest.raises(BookError):
         book_tool.build(cfg, 5, 7.5, 200, 2, 2, out)
     assert book_tool.build(cfg, 5, 0.5, 200, 3, 2, out, log=logs.append) is not None and logs   # deeper: resumes
+
+
+def test_a_bad_or_foreign_book_is_refused_with_the_reason_and_play_goes_on(tmp_path, caplog):
+    import logging
+    bad = tmp_path / "bad.json"
+    bad.write_text("{nope")
+    other = tmp_path / "13.json"
+    other.write_text(Book(13, 7.0).to_json())
+    for path, words in ((bad, "not an opening book"), (other, "is a 13x13 book"),
+                        (tmp_path / "missing.json", "not an opening book")):
+        caplog.clear()
+        with caplog.at_level(logging.WARNING, logger="gomcts.player"):
+            p = Player(load(None, ["gtp.boardsize=9", "gtp.komi=7", "prior.evaluator=none", "search.playouts=30",
+                                   "search.seed=1", f"player.book_file={path}"]))
+            p.prepare()
+            p.genmove(1)
+        assert p.last["source"] == "search"
+        assert any(words in r.getMessage() and str(path) in r.getMessage() for r in caplog.records), caplog.text

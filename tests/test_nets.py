@@ -604,3 +604,21 @@ def test_calibration_scores_value_and_rollouts_by_phase(tmp_path):
     row = {"value": 0.2, 1: 0.3, 2: 0.25, 4: 0.2}
     assert calibration.worth(row, ks=(1, 2, 4)) == "4"
     assert calibration.worth({"value": 0.5, 1: 0.3, 2: 0.2}, ks=(1, 2)) == "< 1"
+
+
+def test_a_board_without_its_own_weights_reads_the_fully_convolutional_net():
+    """13x13 has no weights of its own: the engine reads the shipped 19x19
+    net (policy head "conv") at 13x13, where its move agreement was
+    measured; below 13x13 it keeps the expert prior knowledge."""
+    from engine import config, factory
+    cfg = config.load(None)
+    ev = factory.load_evaluator(cfg, 13)
+    assert ev.name == "19x19" and ev.board_size == 13 and ev.has_value
+    b = Board(13)
+    b.play(6 * 13 + 6)
+    pr = ev.evaluate([b])[0][0]
+    assert pr.shape == (13 * 13 + 1,) and abs(float(pr.sum()) - 1) < 1e-4 and pr[6 * 13 + 6] == 0
+    with pytest.raises(factory.NoNet, match="7x7.pt"):
+        factory.load_evaluator(cfg, 7)
+    with pytest.raises(factory.NoNet, match="no/such.pt"):
+        factory.load_evaluator(config.load(None, ["net.weights=/no/such.pt"]), 13)
