@@ -792,7 +792,8 @@ def test_ctrl_c_ends_gtp_main_with_one_line():
 def test_make_gtp_writes_only_gtp_on_stdout():
     """``make gtp`` is what README tells users to start: its stdout is the
     GTP channel, so make's own lines (the build's recipe) go elsewhere."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
     r = subprocess.run(["make", "gtp", "CONFIG=configs/default.toml"], input="name\nprotocol_version\nquit\n",
-                       capture_output=True, text=True, cwd=ROOT, timeout=600)
+                       capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)   # as from a shell
     assert r.returncode == 0, r.stderr
     assert r.stdout == "= gomcts\n\n= 2\n\n=\n\n", r.stdout
