@@ -364,8 +364,6 @@ class Search:
         self._mem_asked = 0
         t0 = time.perf_counter()
         done = 0
-        last_cb = t0
-        stopped_by = "budget"
         tree = self.tree
         root = tree.root_id
         net = self._net if self._rave_tree else None
@@ -383,7 +381,7 @@ class Search:
         threaded = self._rave_tree and self.threads > 1
         step = self._threaded_stepper(playouts) if threaded else self._stepper()
         try:
-            done, stopped_by, extended = self._loop(step, playouts, seconds, extend_to, stop_event, callback,
+            done, stopped_by = self._loop(step, playouts, seconds, extend_to, stop_event, callback,
                                                     callback_interval, t0, t_loop, start_visits, threaded)
         finally:
             if threaded:
@@ -397,8 +395,7 @@ class Search:
     def _loop(self, step, playouts, seconds, extend_to, stop_event, callback, callback_interval, t0, t_loop,
               start_visits, threaded):
         """The search loop: steps until the budget, the clock, an interrupt,
-        a full pool or early stop ends it; returns (simulations, stopped_by,
-        extended)."""
+        a full pool or early stop ends it; returns (simulations, stopped_by)."""
         c = self.cfg.search
         tree = self.tree
         done, chunk, extended, stopped_by = 0, 16, False, "budget"
@@ -441,7 +438,7 @@ class Search:
                 if first - second > remaining:
                     stopped_by = "early"
                     break
-        return done, stopped_by, extended
+        return done, stopped_by
 
     def _threaded_stepper(self, playouts):
         """The step of the rave tree on several threads (Tree.threads_start):
