@@ -15,9 +15,12 @@ candidate while the game is in the book (``player.book``).
 from __future__ import annotations
 
 import json
+import logging
 import os
 
 from engine import coords
+
+log = logging.getLogger("gomcts.player")
 
 BOOKS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "books")
 
@@ -128,3 +131,45 @@ class Book:
 
     def __len__(self):
         return len(self.positions)
+
+
+class Shelf:
+    """The books a Player reads: each file loaded once (None where there is
+    none, or it does not parse, or is for another size: logged with the
+    reason), and the move for a position."""
+
+    def __init__(self):
+        self._books = {}                 # path -> Book or None
+        self._refused = set()            # (book komi, game komi, rules) already logged
+
+    def get(self, path, size, must_exist=False):
+        """The book at ``path`` for a ``size`` board, or None."""
+        if path not in self._books:
+            book = None
+            if os.path.exists(path) or must_exist:
+                try:
+                    book = Book.load(path)
+                except BookError as e:
+                    log.warning("%s; playing without a book", e)
+                else:
+                    if book.size != size:
+                        log.warning("%s is a %dx%d book, the board is %dx%d; playing without it",
+                                    path, book.size, book.size, size, size)
+                        book = None
+            self._books[path] = book
+        return self._books[path]
+
+    def move(self, book, board, komi, rules, avoid=()):
+        """The book's most visited legal move for ``board`` (not one to
+        avoid), or None: no entry, or a book for another komi or rule set
+        (logged once)."""
+        if (book.komi, book.rules) != (komi, rules):
+            if (book.komi, komi, rules) not in self._refused:
+                self._refused.add((book.komi, komi, rules))
+                log.info("the opening book is for komi %g and %s rules, the game has komi %g and %s: "
+                         "not used", book.komi, book.rules, komi, rules)
+            return None
+        for m, _v, _w in book.lookup(board, komi, rules) or ():
+            if m not in avoid and (m == board.pass_move or board.is_legal(m)):
+                return m
+        return None

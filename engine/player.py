@@ -38,9 +38,9 @@ from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import config as configmod
 from engine import coords
 from engine.game import Game, GameError, SgfError
-from engine.book import Book, BookError, book_path
+from engine.book import Shelf, book_path
 from engine.endgame import Endgame
-from engine.scoring import handicap_bonus, Estimate
+from engine.scoring import dynamic_komi, handicap_bonus, Estimate
 from engine.timecontrol import TimeControl, TimeError
 
 log = logging.getLogger("gomcts.player")
@@ -169,8 +169,7 @@ class Player:
         self._search_size = None
         self._size_bound = False         # the search's evaluator is for one board size
         self._evaluators = {}            # size -> Evaluator or None (unavailable)
-        self._books = {}                 # path -> Book or None (no book there)
-        self._book_refused = set()       # (book komi, game komi, rules) already logged
+        self._shelf = Shelf()            # the opening books read
         self.interrupt = threading.Event()   # set to stop a running genmove
         self.closed = threading.Event()      # the session is over (close()): every search stops at once
         self.last = None                 # info about the last generated move
@@ -521,16 +520,10 @@ class Player:
 
     def dynamic_komi(self):
         """The points the search adds to White's komi in a handicap game
-        (Pachi's linear dynamic komi): ``player.handicap_komi`` a stone at
-        the start, falling linearly to 0 at move ``handicap_komi_end``
-        times the board's points; 0 without handicap."""
-        h = self.game.handicap
+        (engine.scoring.dynamic_komi with ``player.handicap_komi``)."""
         pc = self.cfg.player
-        if h < 2 or pc.handicap_komi <= 0:
-            return 0.0
-        end = pc.handicap_komi_end * self.size * self.size
-        left = 1.0 - self.game.move_number / end
-        return pc.handicap_komi * h * left if left > 0 else 0.0
+        return dynamic_komi(self.game.handicap, self.game.move_number, self.size * self.size,
+                            pc.handicap_komi, pc.handicap_komi_end)
 
     def search_komi(self):
         """The komi the search plays for: the count's (score_komi) plus the
@@ -637,44 +630,18 @@ class Player:
 
     def book(self):
         """The opening book for the board size (``player.book_file`` or the
-        shipped books/NxN.json), or None (none there; an unreadable one is
-        logged once)."""
-        path = self.cfg.player.book_file or book_path(self.size)
-        if path not in self._books:
-            book = None
-            if os.path.exists(path) or self.cfg.player.book_file:
-                try:
-                    book = Book.load(path)
-                except BookError as e:
-                    log.warning("%s; playing without a book", e)
-                else:
-                    if book.size != self.size:
-                        log.warning("%s is a %dx%d book, the board is %dx%d; playing without it",
-                                    path, book.size, book.size, self.size, self.size)
-                        book = None
-            self._books[path] = book
-        return self._books[path]
+        shipped books/NxN.json), or None (engine.book.Shelf)."""
+        return self._shelf.get(self.cfg.player.book_file or book_path(self.size), self.size,
+                               must_exist=bool(self.cfg.player.book_file))
 
     def _book_move(self, board, avoid=()):
-        """The book's most visited move for ``board`` (not one to avoid),
-        or None: the book is off, has no entry for the position, or was
-        built for another komi or rule set."""
+        """The book's move for ``board``, or None (book off, handicap, no
+        entry, another komi or rule set)."""
         if not self.cfg.player.book or self.game.handicap:
             return None
         book = self.book()
-        if book is None:
-            return None
-        if (book.komi, book.rules) != (self.score_komi, self.cfg.player.rules):
-            if (book.komi, self.score_komi, self.cfg.player.rules) not in self._book_refused:
-                self._book_refused.add((book.komi, self.score_komi, self.cfg.player.rules))
-                log.info("the opening book is for komi %g and %s rules, the game has komi %g and %s: "
-                         "not used", book.komi, book.rules, self.score_komi, self.cfg.player.rules)
-            return None
-        cands = book.lookup(board, self.score_komi, self.cfg.player.rules)
-        for m, _v, _w in cands or ():
-            if m not in avoid and (m == board.pass_move or board.is_legal(m)):
-                return m
-        return None
+        return None if book is None else self._shelf.move(book, board, self.score_komi, self.cfg.player.rules,
+                                                          avoid)
 
     def _rawnet_move(self, board):
         ev = self.evaluator()
