@@ -6,6 +6,8 @@ after each.
 
     python bench/threads.py [--size 9] [--threads 2] [--playouts 20000]
     python bench/threads.py --stress 1000 [--threads 4]
+    python bench/threads.py --curve 1,2,4,8,16 [--size 19]   (the scaling curve;
+        each count searches playouts x threads simulations)
 """
 import argparse
 import os
@@ -66,7 +68,28 @@ def main():
     ap.add_argument("--playouts", type=int, default=20000)
     ap.add_argument("--policy", default="expert")
     ap.add_argument("--stress", type=int, default=0, metavar="K")
+    ap.add_argument("--curve", default="", metavar="N,N,...", help="thread counts, each against 1 thread")
     args = ap.parse_args()
+    if args.curve:
+        try:
+            counts = [int(t) for t in args.curve.split(",")]
+        except ValueError:
+            ap.error(f"--curve takes thread counts such as 1,2,4, got {args.curve!r}")
+        if any(not 1 <= t <= 256 for t in counts):
+            ap.error("--curve: thread counts must be in 1..256")
+        one = rate(1, args.size, args.playouts, args.policy)
+        print(f"{'threads':>7} {'sims/s':>9} {'speedup':>8}")
+        print(f"{1:>7} {one:>9.0f} {1.0:>8.2f}")
+        best = 1.0
+        for t in counts:
+            if t == 1:
+                continue
+            r = rate(t, args.size, args.playouts * t, args.policy)
+            best = r / one
+            print(f"{t:>7} {r:>9.0f} {best:>8.2f}", flush=True)
+        print(f"threads speedup ({counts[-1]} threads, {os.cpu_count()} cores, {args.size}x{args.size}): "
+              f"{best:.2f} x")
+        return 0
     if args.stress:
         broken = stress(args.stress, args.threads)
         print(f"stress: {args.stress} searches on {args.threads} threads, {broken} broke an invariant")
