@@ -191,3 +191,13 @@ def test_games_side_by_side_search_with_one_thread_each(tmp_path, workers, threa
     import json
     settings = json.loads((out / "settings.json").read_text())
     assert settings["config"]["search"]["threads"] == threads
+
+
+def test_recorded_command_lines_name_no_machine():
+    """settings.json and results.json record our engine's command line with
+    paths inside the project relative to it; others stay as given."""
+    cmd = match.our_engine_command(None, ["search.playouts=5"])
+    text = match._cmd_str(cmd)
+    assert match.HERE not in text and "gtp_main.py" in text
+    assert text.split()[1] == "gtp_main.py"
+    assert match._cmd_str("/usr/games/gnugo --mode gtp") == "/usr/games/gnugo --mode gtp"

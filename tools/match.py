@@ -509,7 +509,10 @@ def _play_on_ray(todo, game_args, out, logdir, ray, ray_cpus, record):
 
 
 def _cmd_str(cmd):
-    return cmd if isinstance(cmd, str) else " ".join(shlex.quote(a) for a in cmd)
+    """A command line as recorded in settings.json and results.json: paths
+    inside the project relative to it (the record names no machine)."""
+    text = cmd if isinstance(cmd, str) else " ".join(shlex.quote(a) for a in cmd)
+    return text.replace(HERE + os.sep, "")
 
 
 def summary(records, names=("A", "B")):
