@@ -53,7 +53,8 @@ class SearchConfig:
     pass_when_won: bool = _f(True, doc="pass after the opponent's pass when the count, dead stones "
                              "estimated by player.score_playouts playouts, is ours")
     batch_size: int = _f(8, 1, 256, doc="leaves evaluated per net call (virtual loss)")
-    virtual_loss: float = _f(1.0, 0.0, 100.0, doc="visits of virtual loss per pending leaf")
+    virtual_loss: float = _f(1.0, 0.0, 100.0, doc="the uct tree's batches: visits of virtual loss per pending "
+                             "leaf (the rave tree's threads: tree.virtual_loss)")
     max_rollout_moves: int = _f(0, 0, 2000, doc="rollout move cap; 0 = 3*N*N")
 
 
@@ -67,6 +68,9 @@ class TreeConfig:
     net_equiv: float = _f(30.0, 0.0, 1e4, doc="net prior: net_equiv * sqrt(p) visits at value 1 on each child")
     net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
     fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
+    virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
+                             "(search.threads > 1; Pachi and Fuego: 1; 3 measured stronger here, "
+                             "docs/results/threads.md)")
     value_lambda: float = _f(0.0, 0.0, 1.0, doc="weight of the net's value head in each simulation's result, "
                              "(1 - lambda) rollout + lambda value at the deepest node the net evaluated "
                              "(AlphaGo: 0.5); > 0 needs weights with a value head")
