@@ -201,3 +201,22 @@ def test_recorded_command_lines_name_no_machine():
     assert match.HERE not in text and "gtp_main.py" in text
     assert text.split()[1] == "gtp_main.py"
     assert match._cmd_str("/usr/games/gnugo --mode gtp") == "/usr/games/gnugo --mode gtp"
+
+
+def test_a_handicap_match_gives_black_the_stones_and_keeps_our_colour(tmp_path):
+    """--handicap 2 --our-color white: both games start from Black's two
+    fixed stones with White to move, engine A is White in both, and the
+    record and the SGF say so."""
+    out = tmp_path / "out"
+    a, b = engine(tmp_path), engine(tmp_path)
+    res = match.play_match(a, b, 2, 9, 0.5, str(out), 1, names=("giver", "taker"), referee="/nonexistent",
+                           progress=False, move_timeout=30, handicap=2, a_color="white")
+    assert [g["a_color"] for g in res["games"]] == ["white", "white"]
+    assert [g["white"] for g in res["games"]] == ["giver", "giver"]
+    for g in res["games"]:
+        assert g["result"].startswith("B+") and g["winner_engine"] == "taker"   # two stones, no moves
+        sgf = (out / g["sgf"]).read_text()
+        assert "AB[" in sgf and sgf.count("[") >= 2
+    assert json.loads((out / SETTINGS).read_text())["handicap"] == 2
+    with pytest.raises(SystemExit):
+        match.main(["--opponent", "gnugo", "--handicap", "12", "--size", "19", "--out", str(tmp_path / "x")])

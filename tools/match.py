@@ -223,11 +223,15 @@ def _own_score(game, playouts=None, seed=1):
 
 def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, move_limit=None,
               time_spec=None, grace=1.0, referee=REFEREE, stderr_dir=None, names=("black", "white"),
-              score_playouts=None, stop=None, live=None):
+              score_playouts=None, stop=None, live=None, handicap=0):
     """One game (``index`` counts from 0); returns (record dict, Game).
+    ``handicap`` > 1: Black's fixed handicap stones (GTP ``fixed_handicap``
+    to both engines, as ringmaster sends it), White moves first.
     Raises :class:`Interrupted` when the event ``stop`` is set.  The
     engines' clients are kept in the set ``live`` while they run."""
     game = Game(size, komi, superko=False)
+    if handicap:
+        game.fixed_handicap(handicap)
     move_limit = move_limit or 3 * size * size
     clients, errs = {}, []
     rec = {"index": index, "black": names[0], "white": names[1], "result": None, "winner": None,
@@ -258,6 +262,8 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
                 send(c, f"boardsize {size}")
                 send(c, "clear_board")
                 send(c, f"komi {komi:g}")
+                if handicap:
+                    send(c, f"fixed_handicap {handicap}")
                 if clock:
                     send(c, f"time_settings {clock.main:g} {clock.byo:g} {clock.stones}")
                 knows[c] = {k: send(c, f"known_command {k}") == "true"
@@ -361,8 +367,11 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
 
 def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *, names=("A", "B"),
                move_timeout=120.0, move_limit=None, time_spec=None, referee=REFEREE, progress=True,
-               keep_logs=True, score_playouts=None, settings=None, ray=None, ray_cpus=None):
-    """Play ``games`` games A vs B (colours alternate, A Black in game 0),
+               keep_logs=True, score_playouts=None, settings=None, ray=None, ray_cpus=None,
+               handicap=0, a_color="alternate"):
+    """Play ``games`` games A vs B (colours alternate, A Black in game 0;
+    ``a_color`` "black" or "white" fixes A's colour; ``handicap`` stones
+    for Black),
     writing SGFs and results.json into ``out``, in ``workers`` threads (each
     game runs both engines as subprocesses) or as Ray tasks (``ray``:
     "local" or a cluster's address; tools.fanout); resumes a partial run made
@@ -374,6 +383,8 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
     if settings is None:
         settings = {"engine_a": _cmd_str(engine_a_cmd), "engine_b": _cmd_str(engine_b_cmd)}
     settings = {**settings, "size": size, "komi": komi, "time": time_spec, "move_limit": move_limit}
+    if handicap or a_color != "alternate":      # older runs' settings stay as they were
+        settings.update(handicap=handicap, a_color=a_color)
     claim(out, settings)
     res_path = os.path.join(out, "results.json")
     done = {}
@@ -388,7 +399,8 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
             log.warning("%s unreadable; starting afresh", res_path)
     todo = [i for i in range(games) if i not in done]
     meta = {"engine_a": _cmd_str(engine_a_cmd), "engine_b": _cmd_str(engine_b_cmd), "names": list(names),
-            "size": size, "komi": komi, "games": games, "time": time_spec}
+            "size": size, "komi": komi, "games": games, "time": time_spec, "handicap": handicap,
+            "a_color": a_color}
     lock = threading.Lock()
     stop = threading.Event()
     live = set()
@@ -397,7 +409,7 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
         os.makedirs(logdir, exist_ok=True)
 
     kw = dict(move_timeout=move_timeout, move_limit=move_limit, time_spec=time_spec, referee=referee,
-              score_playouts=score_playouts)
+              score_playouts=score_playouts, handicap=handicap, a_color=a_color)
 
     def one(i):
         rec, game = _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, stderr_dir=logdir,
@@ -459,9 +471,10 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
         return json.load(fh)
 
 
-def _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, **kw):
-    """Game ``i`` of a match (A Black in even games): (record, Game)."""
-    a_black = i % 2 == 0
+def _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, a_color="alternate", **kw):
+    """Game ``i`` of a match (A Black in even games, or always the colour
+    ``a_color``): (record, Game)."""
+    a_black = i % 2 == 0 if a_color == "alternate" else a_color == "black"
     bcmd, wcmd = (engine_a_cmd, engine_b_cmd) if a_black else (engine_b_cmd, engine_a_cmd)
     bn, wn = (names[0], names[1]) if a_black else (names[1], names[0])
     rec, game = play_game(i, bcmd, wcmd, size, komi, names=(bn, wn), **kw)
@@ -590,6 +603,9 @@ def main(argv=None):
     ap.add_argument("--move-limit", type=int, default=None, help="moves before a game is void")
     ap.add_argument("--referee", default=REFEREE, help="GTP scorer (final_score)")
     ap.add_argument("--names", nargs=2, default=None, metavar=("A", "B"))
+    ap.add_argument("--handicap", type=int, default=0, help="fixed handicap stones for Black (2..9)")
+    ap.add_argument("--our-color", choices=("alternate", "black", "white"), default="alternate",
+                    help="our engine's colour (default: alternate, Black in the first game)")
     ap.add_argument("--out", required=True)
     fanout.add_arguments(ap)
     args = ap.parse_args(argv)
@@ -599,6 +615,12 @@ def main(argv=None):
         tspec = parse_time(args.time)
     except ValueError as e:
         ap.error(str(e))
+    if args.handicap:
+        from engine.game import handicap_points
+        try:
+            handicap_points(args.size, args.handicap)
+        except ValueError as e:
+            ap.error(f"--handicap {args.handicap}: {e}")
     score_playouts = None
     settings = {"opponent": args.opponent, "engine": args.engine}
     sets = list(args.set)
@@ -632,7 +654,8 @@ def main(argv=None):
         results = play_match(ours, args.opponent, args.games, args.size, args.komi, args.out, args.workers or 1,
                              names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
                              time_spec=tspec, referee=args.referee, score_playouts=score_playouts,
-                             settings=settings, ray=ray, ray_cpus=args.ray_cpus)
+                             settings=settings, ray=ray, ray_cpus=args.ray_cpus, handicap=args.handicap,
+                             a_color=args.our_color)
     except (SettingsMismatch, fanout.FanoutError) as e:
         print(f"match: {e}", file=sys.stderr)
         return 2
