@@ -74,8 +74,12 @@ class TreeConfig:
     value_lambda: float = _f(0.0, 0.0, 1.0, doc="weight of the net's value head in each simulation's result, "
                              "(1 - lambda) rollout + lambda value at the deepest node the net evaluated "
                              "(AlphaGo: 0.5); > 0 needs weights with a value head")
-    value_prior: float = _f(0.0, 0.0, 1e4, doc="virtual visits at the value head's value added to a node's "
-                            "prior statistics when the net evaluates it (0 = off); > 0 needs a value head")
+    value_visits: tuple = _f((0.0, 0.0, 0.0), 0.0, 1e4, item=float,
+                             doc="virtual visits at the value head's value given to a position the net "
+                                 "evaluates, by phase (opening, middle game, endgame: under 20%, under 50% "
+                                 "and from 50% of the points played), as what the value is worth in "
+                                 "rollouts (docs/results/value-calibration-9.md); every child of the root "
+                                 "gets its value in one batch a move; [0, 0, 0] = off; needs a value head")
     choose: str = _f("visits", choices=("visits", "lcb"),
                      doc="final move: most real visits, or the highest lower confidence bound among "
                          "children with at least a tenth of the best's visits")
@@ -254,6 +258,7 @@ class Config:
 RENAMED = {"search.K": "uct.K", "search.policy": "uct.policy", "search.c_puct": "uct.c_puct",
            "search.rave": "uct.rave", "search.rave_equiv": "uct.rave_equiv", "prior.K": "uct.K_prior",
            "prior.cnn_strength": "uct.cnn_strength",
+           "tree.value_prior": "tree.value_visits",
            **{f"gtp.{k}": f"player.{k}" for k in ("ponder", "score_playouts", "rules", "superko_play",
                                                    "move_score_playouts")}}
 RENAMED_TABLES = {"rollout": "moggy"}
@@ -286,6 +291,9 @@ def _check_cross(cfg):
     if cfg.search.threads > 1 and why is not None:
         raise ConfigError(f"search.threads = {cfg.search.threads}: {why} cannot run threaded "
                           f"(set search.threads = 1, or change {why.split(' = ')[0]})")
+    if len(cfg.tree.value_visits) != 3:
+        raise ConfigError(f"tree.value_visits takes three numbers (opening, middle game, endgame), "
+                          f"got {list(cfg.tree.value_visits)}")
     if cfg.memory.M > cfg.memory.memory_size:
         raise ConfigError(f"memory.M ({cfg.memory.M}) must not exceed memory.memory_size "
                           f"({cfg.memory.memory_size})")
@@ -369,6 +377,8 @@ def _toml_value(f, v):
         return "true" if v else "false"
     if isinstance(v, str):
         return '"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(_toml_value(f, x) for x in v) + "]"
     return repr(v)
 
 

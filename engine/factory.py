@@ -48,11 +48,12 @@ def load_evaluator(cfg, size):
             raise NoNet(str(e)) from None
     if ev.board_size != size:
         raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
-    for key in ("value_lambda", "value_prior"):
-        if getattr(cfg.tree, key) > 0 and cfg.search.tree == "rave" and not ev.has_value:
+    for key in ("value_lambda", "value_visits"):
+        v = getattr(cfg.tree, key)
+        if (max(v) if isinstance(v, tuple) else v) > 0 and cfg.search.tree == "rave" and not ev.has_value:
             from engine.config import ConfigError
             raise ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
-                              f"and tree.{key} = {getattr(cfg.tree, key)} uses its value")
+                              f"and tree.{key} = {v} uses its value")
     return ev
 
 

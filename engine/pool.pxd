@@ -44,7 +44,6 @@ cdef class NodePool:
     cdef double prior_scale       # rave: multiplies the prior knowledge's counts
     cdef double net_equiv         # rave: net prior visits at value 1 per sqrt(p)
     cdef double value_lambda      # rave: weight of the value head in a simulation's result
-    cdef double value_prior       # rave: virtual visits at the value head's value on an evaluated node
     cdef double fpu               # rave: value of a child with no statistics at all
     cdef double net_visits        # rave: real visits before a node asks the net
     cdef int net_budget           # net requests left in this search

@@ -86,7 +86,6 @@ cdef class NodePool:
         self.prior_scale = 1.0
         self.net_equiv = 30.0
         self.value_lambda = 0.0
-        self.value_prior = 0.0
         self.fpu = 1.0
         self.net_visits = 16
         self.net_budget = 0

@@ -49,6 +49,13 @@ class SearchResult:
     child_visits: dict = field(default_factory=dict)   # {move: real visits} of the root's children
 
 
+def value_phase(board):
+    """0 opening, 1 middle game, 2 endgame, by moves played (the phases of
+    nets/calibration.py, which measured what the value head is worth in each)."""
+    from nets.calibration import phase_of
+    return phase_of(board.move_count, board.size * board.size)
+
+
 def search_threads(cfg):
     """The threads a search of ``cfg`` runs: ``search.threads``; 0 means one
     a core, or one where a seed is set (several threads never replay a
@@ -108,7 +115,6 @@ class Search:
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=c.tree.net_equiv, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     value_lambda=c.tree.value_lambda if has_value else 0.0,
-                    value_prior=c.tree.value_prior if has_value else 0.0,
                     cnn_strength=c.uct.cnn_strength,
                     vloss=c.tree.virtual_loss if rave_tree else c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
@@ -271,7 +277,7 @@ class Search:
         want = self._want_memory()
         boards = [r[3] for r in reqs]
         values = None
-        if (self.cfg.tree.value_lambda > 0 or self.cfg.tree.value_prior > 0) and getattr(self._net, "has_value", False):
+        if self._value_used():
             priors, feats, values = self._net.evaluate_all(boards, want_features=want)
         else:
             priors, feats = self._net.evaluate(boards, want_features=want)
@@ -279,11 +285,41 @@ class Search:
             bv = -1.0
             if values is not None:      # the value head speaks for the side to move
                 bv = float(values[i]) if board.to_move == BLACK else 1.0 - float(values[i])
-            if self.tree.add_net_priors(node, priors[i], move, parent, bv):
+            if self.tree.add_net_priors(node, priors[i], move, parent, bv, self._value_visits(board)):
                 self._nets_asked += 1
                 if want and feats is not None:
                     self._memory_step(node, board, feats[i])
                     self._mem_asked += 1
+
+    def _value_used(self):
+        t = self.cfg.tree
+        return (t.value_lambda > 0 or max(t.value_visits) > 0) and getattr(self._net, "has_value", False)
+
+    def _value_visits(self, board):
+        """tree.value_visits for the phase of ``board``: what the value
+        head is worth in rollouts there (opening, middle game, endgame)."""
+        return self.cfg.tree.value_visits[value_phase(board)]
+
+    def _value_root_children(self):
+        """tree.value_visits: every child of the root without a value gets
+        the value head's in one batch (the symmetric prior of the root's
+        choice; a reused tree keeps what its nodes had)."""
+        tree, b = self.tree, self.root_board
+        todo, boards = [], []
+        for ch in tree.children():
+            move, node = ch[0], ch[6]
+            if tree.net_value(node) is not None:
+                continue
+            nb = b.copy()
+            nb.play(move)
+            todo.append(node)
+            boards.append(nb)
+        if not todo:
+            return
+        _, _, values = self._net.evaluate_all(boards)
+        for node, nb, v in zip(todo, boards, values):
+            bv = float(v) if nb.to_move == BLACK else 1.0 - float(v)
+            tree.add_value(node, min(1.0, max(0.0, bv)), self._value_visits(nb))
 
     def _memory_step(self, node, board, zeta):
         """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""
@@ -372,6 +408,8 @@ class Search:
             tree.expand_root()
             if net is not None and self.cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
                 self._answer_net([(root, -2, -2, self.root_board)])
+            if net is not None and max(self.cfg.tree.value_visits) > 0 and self._value_used():
+                self._value_root_children()
             tree.set_net_budget(self.cfg.prior.dcnn_nodes - self._nets_asked if net is not None else 0)
         elif self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
             self._evaluate([root], [self.root_board])

@@ -76,7 +76,7 @@ cdef class Tree(NodePool):
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
                   gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
                   tree=None, expand_visits=None, prior_scale=None, net_equiv=None, fpu=None,
-                  net_visits=None, value_lambda=None, value_prior=None, moggy=None):
+                  net_visits=None, value_lambda=None, moggy=None):
         """Set search constants (names as in the papers).  ``moggy``: a
         board_ext.playout.MoggyRates, the rule probabilities of this tree's
         moggy rollouts (without one they use the process defaults)."""
@@ -99,10 +99,6 @@ cdef class Tree(NodePool):
             if not 0.0 <= value_lambda <= 1.0:
                 raise ValueError("tree.value_lambda must be in [0, 1]")
             self.value_lambda = value_lambda
-        if value_prior is not None:
-            if value_prior < 0:
-                raise ValueError("tree.value_prior must not be negative")
-            self.value_prior = value_prior
         if fpu is not None: self.fpu = fpu
         if net_visits is not None: self.net_visits = net_visits
         if K is not None: self.K = K
@@ -477,20 +473,50 @@ cdef class Tree(NodePool):
         self.n_req = 0
         return out
 
-    def add_net_priors(self, int node, priors, int move=-2, int parent=-2, double black_value=-1.0):
+    cdef bint _add_value(self, int node, double black_value, double visits):
+        """Keep the value head's P(black wins) at ``node`` (for
+        tree.value_lambda) and give the node ``visits`` prior visits at that
+        value for the player who moved into it (tree.value_visits).  Once a
+        node: a node whose value is known (the root's batch, then the net's
+        call at the node) is not counted twice."""
+        cdef int depth = 0, x = node
+        if self.VB[node] >= 0:
+            return False
+        self.VB[node] = <float>black_value
+        if visits > 0 and node != self.root:
+            while x != self.root and x >= 0:
+                x = self.parent[x]
+                depth += 1
+            if x == self.root:      # the mover: the root's side at odd depths
+                self.N0[node] += visits
+                self.W0[node] += visits * reward_for(
+                    self.root_board.to_move if depth % 2 == 1 else 3 - self.root_board.to_move,
+                    black_value)
+        return True
+
+    def add_value(self, int node, double black_value, double visits):
+        """The value head's P(black wins) at ``node`` as ``visits`` prior
+        visits (see :meth:`_add_value`); False when the node had its value
+        already.  Between searches only (no threads running)."""
+        if node < 0 or node >= self.capacity or node == self.root:
+            raise ValueError("bad node")
+        if not 0.0 <= black_value <= 1.0 or visits < 0:
+            raise ValueError("black_value must be in [0, 1], visits not negative")
+        return self._add_value(node, black_value, visits)
+
+    def add_net_priors(self, int node, priors, int move=-2, int parent=-2, double black_value=-1.0,
+                       double value_visits=0.0):
         """The rave tree: add the net's move probabilities (length nn+1) to the
         children of node as prior wins at value 1, net_equiv * sqrt(p)
         visits each (Pachi's dcnn prior in spirit; not to pass), and keep p
         as P.
         move/parent (from take_net_requests) check that the node was not
         recycled meanwhile.  ``black_value`` (the value head's probability
-        that black wins at the node, when >= 0) is kept for the value mixing
-        of tree.value_lambda, and with tree.value_prior the node itself gets
-        value_prior visits at that value (for the player who moved to it) in
-        its prior statistics.  Returns False when the node is gone, has no
+        that black wins at the node, when >= 0) goes to :meth:`add_value`
+        with ``value_visits``.  Returns False when the node is gone, has no
         children or had the net's priors already."""
         cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
-        cdef int c, x, depth
+        cdef int c
         cdef double add
         if pr.shape[0] != self.nn + 1:
             raise ValueError(f"priors must have {self.nn + 1} entries")
@@ -502,18 +528,7 @@ cdef class Tree(NodePool):
         if (self.flags[node] & NET_DONE) or not (self.flags[node] & EXPANDED) or self.first_child[node] < 0:
             return False
         if black_value >= 0:
-            self.VB[node] = <float>black_value
-            if self.value_prior > 0 and node != self.root:
-                depth = 0
-                x = node
-                while x != self.root and x >= 0:
-                    x = self.parent[x]
-                    depth += 1
-                if x == self.root:      # the mover: the root's side at odd depths
-                    self.N0[node] += self.value_prior
-                    self.W0[node] += self.value_prior * reward_for(
-                        self.root_board.to_move if depth % 2 == 1 else 3 - self.root_board.to_move,
-                        black_value)
+            self._add_value(node, black_value, value_visits)
         c = self.first_child[node]
         while c >= 0:
             self.P[c] = p_code(pr[self.move[c]])

@@ -308,10 +308,12 @@ def test_value_head_mixes_into_the_results():
         cfg("tree.value_lambda=1.5")
 
 
-def test_value_prior_adds_visits_at_the_nets_value():
-    """tree.value_prior = 50: when the net evaluates E5 (white to move,
-    sure to lose) the E5 child gets 50 more prior visits, all won for
-    black, its mover; no other child gains from the value."""
+def test_value_visits_add_visits_at_the_nets_value():
+    """tree.value_visits = [50, 50, 50]: every child of the root gets its
+    value in one batch before the search, as 50 prior visits for its
+    mover: E5 (white to move there, sure to lose) all won for black, every
+    other child (value 0.5) half won; the net's later call at a node adds
+    nothing twice."""
     e5 = pt("E5")
 
     def run(*sets):
@@ -321,16 +323,24 @@ def test_value_prior_adds_visits_at_the_nets_value():
         s.run()
         return s.tree, s.tree.child_priors()
 
-    t, pri = run("tree.value_prior=50")
+    t, pri = run("tree.value_visits=[50, 50, 50]")
     t0, pri0 = run()
     kid = [c[6] for c in t.children() if c[0] == e5][0]
     assert t.net_value(kid) == 1.0
     n0, w0 = pri[e5][0] - pri0[e5][0], pri[e5][1] - pri0[e5][1]
     assert n0 == pytest.approx(50) and w0 == pytest.approx(50)
-    # another evaluated child (value 0.5 for every position without black on E5): half won
-    other = [c for c in t.children() if c[0] != e5 and t.net_value(c[6]) is not None]
-    assert other
-    for c in other:
-        assert pri[c[0]][1] - pri0[c[0]][1] == pytest.approx(25, abs=1e-3)
-    with pytest.raises(config.ConfigError, match="value_prior"):
-        cfg("tree.value_prior=-1")
+    assert len(t.children()) == 82
+    for c in t.children():          # every child, searched or not
+        assert t.net_value(c[6]) is not None
+        if c[0] != e5:
+            assert pri[c[0]][0] - pri0[c[0]][0] == pytest.approx(50)
+            assert pri[c[0]][1] - pri0[c[0]][1] == pytest.approx(25, abs=1e-3)
+    # by phase: the opening's count only, in the opening
+    t, pri = run("tree.value_visits=[7, 50, 50]")
+    assert pri[e5][0] - pri0[e5][0] == pytest.approx(7)
+    with pytest.raises(config.ConfigError, match="value_visits"):
+        cfg("tree.value_visits=[-1, 0, 0]")
+    with pytest.raises(config.ConfigError, match="three numbers"):
+        cfg("tree.value_visits=[1, 2]")
+    with pytest.raises(config.ConfigError, match="tree.value_visits"):
+        cfg("tree.value_prior=20")
