@@ -327,9 +327,11 @@ class Search:
         phi = mem.phi(zeta)
         st = self.tree.node(node)
         self._mem_keys[node] = (board.hash, st["move"], st["parent"])
-        # the node's value for the player who moved into it (prior and real
-        # statistics together, as selection sees it)
-        n, w = st["N"] + st["N0"], st["W"] + st["W0"]
+        # the node's value for the player who moved into it, from its real
+        # simulations only: the prior's virtual visits (the net's, the prior
+        # knowledge's) are the same guess the net makes everywhere, and
+        # spread through the memory they outweighed what the search found
+        n, w = st["N"], st["W"]
         v = w / n if n > 0 else 0.5
         mem.add_phi(board.hash, phi, v, n)
         VM, NM, _ = mem.query(phi, exclude_key=board.hash)
@@ -352,7 +354,7 @@ class Search:
         if ent is None:
             return
         st = self.tree.node(node)
-        n, w = st["N"] + st["N0"], st["W"] + st["W0"]
+        n, w = st["N"], st["W"]               # real statistics (see _memory_step)
         if (st["move"], st["parent"]) != ent[1:]:
             del self._mem_keys[node]              # the node was recycled
         elif n > 0:
