@@ -220,3 +220,20 @@ def test_a_handicap_match_gives_black_the_stones_and_keeps_our_colour(tmp_path):
     assert json.loads((out / SETTINGS).read_text())["handicap"] == 2
     with pytest.raises(SystemExit):
         match.main(["--opponent", "gnugo", "--handicap", "12", "--size", "19", "--out", str(tmp_path / "x")])
+
+
+def test_a_packed_row_resumes_where_it_stopped(tmp_path):
+    """A row whose games were packed (tools.sgfpack, which keeps three
+    single files) resumes with its games counted, never played again."""
+    from tools import sgfpack
+    out = tmp_path / "out"
+    a = engine(tmp_path)
+    kw = dict(referee="/nonexistent", progress=False, move_timeout=30)
+    first = match.play_match(a, a, 5, 9, 6.5, str(out), 1, **kw)
+    assert sgfpack.pack(str(out), keep=3) == 5
+    assert not (out / "game-0005.sgf").exists()
+    res = match.play_match(a, a, 6, 9, 6.5, str(out), 1, **kw)
+    assert [g["index"] for g in res["games"]] == list(range(6))
+    assert res["games"][:5] == first["games"]        # the same records (times included): not replayed
+    assert res["games"][5]["result"] == "W+6.5"
+    assert (out / "game-0005.sgf").exists() and (out / "game-0006.sgf").exists()

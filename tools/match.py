@@ -386,6 +386,9 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
     if handicap or a_color != "alternate":      # older runs' settings stay as they were
         settings.update(handicap=handicap, a_color=a_color)
     claim(out, settings)
+    from tools import sgfpack
+    if os.path.exists(os.path.join(out, sgfpack.PACK)):
+        sgfpack.unpack(out)        # a packed row resumes: its games count as played
     res_path = os.path.join(out, "results.json")
     done = {}
     if os.path.exists(res_path):
