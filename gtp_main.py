@@ -26,11 +26,14 @@ def main(argv=None):
                     help="override one config key; repeatable")
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
     args = ap.parse_args(argv)
-    from engine.config import ConfigError, load
+    from engine.config import ConfigError, load, pool_refused
     from engine.factory import net_device
     try:
         cfg = load(args.config, args.set)
         net_device(cfg)         # net.device = cuda where torch sees no GPU stops here
+        why = pool_refused(cfg, cfg.gtp.boardsize)
+        if why is not None:     # the first board's search could never be built
+            raise ConfigError(why)
     except ConfigError as e:
         print(f"gtp_main: {e}", file=sys.stderr)
         return 2

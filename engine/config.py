@@ -286,6 +286,17 @@ def threads_refused(cfg):
     return None
 
 
+def pool_refused(cfg, size):
+    """Why the node pool cannot search a ``size`` board (the rave tree
+    gives a leaf all its children at once: the root and one expansion must
+    fit), or None."""
+    need = size * size + 2
+    if cfg.search.tree == "rave" and cfg.pool.pool_size < need:
+        return (f"pool.pool_size = {cfg.pool.pool_size} cannot hold one expansion on {size}x{size} "
+                f"(the root and its {size * size + 1} children: at least {need} nodes)")
+    return None
+
+
 def _check_cross(cfg):
     why = threads_refused(cfg)
     if cfg.search.threads > 1 and why is not None:

@@ -331,7 +331,11 @@ class Player:
 
     def set_board_size(self, size):
         """boardsize: a new empty board; its net and search are built now,
-        not in the next genmove."""
+        not in the next genmove.  A pool too small for the size is refused
+        and the board stays as it was."""
+        why = configmod.pool_refused(self.cfg, size)
+        if why is not None:
+            raise OptionError(why)
         self.new_game(size)
         if self._search is None or (self._size_bound and self._search_size != size):
             self.prepare()
@@ -849,6 +853,9 @@ class Player:
         except configmod.ConfigError as e:
             raise OptionError(str(e)) from None
         old = self.cfg
+        why = configmod.pool_refused(new, self.size)
+        if why is not None:
+            raise OptionError(why)
         if key == "gtp.name" and not new.gtp.name.strip():
             raise OptionError("gtp.name must not be empty")
         if key == "net.weights" and new.net.weights and not os.path.isfile(new.net.weights):

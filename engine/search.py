@@ -104,6 +104,9 @@ class Search:
 
     def _new_tree(self, size):
         c = self.cfg
+        why = config_mod.pool_refused(c, size)
+        if why is not None:
+            raise config_mod.ConfigError(why)
         has_value = getattr(self.evaluator, "has_value", False)
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)

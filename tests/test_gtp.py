@@ -797,3 +797,25 @@ def test_make_gtp_writes_only_gtp_on_stdout():
                        capture_output=True, text=True, cwd=ROOT, timeout=600, env=env)   # as from a shell
     assert r.returncode == 0, r.stderr
     assert r.stdout == "= gomcts\n\n= 2\n\n=\n\n", r.stdout
+
+
+def test_a_pool_that_cannot_hold_one_expansion_names_the_key():
+    """The rave tree gives a leaf every child at once: a pool that cannot
+    hold the root and one expansion is refused naming pool.pool_size, at
+    start-up for the first board, on boardsize (the board stays as it was)
+    and on go-param (the setting stays)."""
+    r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--set", "pool.pool_size=100"],
+                       input="", capture_output=True, text=True, timeout=30, cwd=ROOT)
+    assert r.returncode == 2 and "pool.pool_size = 100" in r.stderr and "19x19" in r.stderr
+    e = make_engine("gtp.boardsize=9", "pool.pool_size=100", "prior.evaluator=expert", "search.playouts=50")
+    msg = fail(e, "boardsize 19")
+    assert "pool.pool_size" in msg and "362" in msg
+    assert e.player.size == 9
+    assert ok(e, "genmove b") != ""
+    assert "pool.pool_size" in fail(e, "go-param pool.pool_size 50")
+    assert e.cfg.pool.pool_size == 100
+    from board_ext.board import Board
+    from engine.config import ConfigError
+    from engine.search import Search
+    with pytest.raises(ConfigError, match="pool.pool_size"):
+        Search(load(None, ["pool.pool_size=100"])).set_position(Board(19), 7.5)
