@@ -1,0 +1,120 @@
+"""The player's settings: every config key readable and settable while
+it serves (GTP ``go-param``, ``kata-set-param``, ``lz-setoption``), with
+what depends on a key rebuilt, and the memory report.  A mixin of
+:class:`engine.player.Player`, which owns ``cfg``, ``tc``, ``ponder``,
+``seed``, ``size``, ``_search`` and ``_evaluators``."""
+import logging
+import os
+
+from engine import config as configmod
+from engine.player_errors import OptionError
+
+log = logging.getLogger("gomcts.player")
+
+
+class PlayerOptions:
+    def options(self):
+        """(key, value, doc) of every config key (table.key)."""
+        return configmod.describe(self.cfg)
+
+    def option(self, key):
+        for k, v, _doc in configmod.describe(self.cfg):
+            if k == key:
+                return v
+        new = configmod.renamed(key)
+        if new is not None:
+            raise OptionError(f"config key '{key}' is now '{new}'")
+        raise OptionError(f"unknown config key '{key}'")
+
+    # settings read once, at start-up or at a new game: go-param cannot change them mid-game
+    FIXED_KEYS = {"gtp.boardsize": "it is the first game's board size; send boardsize N",
+                  "gtp.komi": "it is the first game's komi; send komi X",
+                  "gtp.log_file": "the log is opened at start-up; restart with --set gtp.log_file=PATH"}
+
+    def set_option(self, key, value):
+        """Set config key ``table.key`` (a typed value or its text), checked
+        against the key's type and range; what depends on it is rebuilt:
+        the search at its next use for every key it reads (every table but
+        ``time`` and GTP's own), the net for net.* keys.  A key that cannot
+        change mid-game (FIXED_KEYS) is an OptionError that says why."""
+        self.option(key)
+        if key in self.FIXED_KEYS:
+            raise OptionError(f"{key} cannot change mid-game: {self.FIXED_KEYS[key]}")
+        try:
+            new = configmod.replace(self.cfg, **{key: value})
+        except configmod.ConfigError as e:
+            raise OptionError(str(e)) from None
+        old = self.cfg
+        why = configmod.pool_refused(new, self.size)
+        if why is not None:
+            raise OptionError(why)
+        if key == "gtp.name" and not new.gtp.name.strip():
+            raise OptionError("gtp.name must not be empty")
+        if key == "net.weights" and new.net.weights and not os.path.isfile(new.net.weights):
+            raise OptionError(f"net.weights: no such file '{new.net.weights}'")
+        if key == "net.device":
+            from engine.factory import net_device
+            try:
+                net_device(new)
+            except configmod.ConfigError as e:
+                raise OptionError(str(e)) from None
+        self.cfg = new
+        table = key.split(".", 1)[0]
+        if table == "time":
+            for k in ("main_fraction", "safety_margin", "min_seconds", "game_length", "min_moves_left",
+                      "extend"):
+                setattr(self.tc, k, getattr(new.time, k))
+        elif key == "player.ponder":
+            self.ponder = new.player.ponder
+        elif key == "pool.pool_size" and self._search is not None:
+            try:
+                self._search.set_pool_size(new.pool.pool_size)
+            except Exception:
+                log.exception("set_pool_size failed; the search is rebuilt")
+                self._search = None
+        elif getattr(old, table) != getattr(new, table) and key not in ("gtp.name", "player.rules",
+                                                                          "player.superko_play"):
+            if table == "net":
+                self._evaluators.clear()
+            self._search = None          # rebuilt with the new settings at the next search
+        if key == "search.seed":
+            self.seed = new.search.seed or self.seed
+
+    def set_ponder(self, on):
+        self.ponder = bool(on)
+        self.cfg = configmod.replace(self.cfg, **{"player.ponder": str(self.ponder).lower()})
+
+    def memory_report(self):
+        """Lines on the node pool, the process and the nets' caches."""
+        lines = []
+        if self._search is not None:
+            try:
+                for k, v in self._search.pool_stats().items():
+                    lines.append(f"pool {k} {v}")
+            except Exception as e:
+                lines.append(f"pool unavailable ({e})")
+        else:
+            lines.append(f"pool not allocated yet (capacity {self.cfg.pool.pool_size} nodes, "
+                         f"policy {self.cfg.pool.full_policy})")
+        rss = _rss_bytes()
+        if rss:
+            lines.append(f"process rss_bytes {rss}")
+        for size, ev in self._evaluators.items():
+            if ev is not None:
+                try:
+                    lines.append(f"net {size}x{size} cache {ev.cache_info()}")
+                except Exception:
+                    pass
+        return lines
+
+
+def _rss_bytes():
+    try:
+        with open("/proc/self/status") as fh:
+            for ln in fh:
+                if ln.startswith("VmRSS:"):
+                    return int(ln.split()[1]) * 1024
+    except OSError:
+        pass
+    return 0
+
