@@ -413,7 +413,7 @@ class Search:
             tree.expand_root()
             if net is not None and self.cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
                 self._answer_net([(root, -2, -2, self.root_board)])
-            if net is not None and max(self.cfg.tree.value_visits) > 0 and self._value_used():
+            if max(self.cfg.tree.value_visits) > 0 and self._value_used():   # a net with a value head
                 self._value_root_children()
             tree.set_net_budget(self.cfg.prior.dcnn_nodes - self._nets_asked if net is not None else 0)
         elif self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
