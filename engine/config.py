@@ -65,7 +65,11 @@ class TreeConfig:
     rave_equiv: float = _f(3000.0, 1.0, 1e7, doc="RAVE equivalence k: beta = aN / (aN + n + n aN / k)")
     K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration on total counts (0: priors and RAVE explore, as Fuego)")
     prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
-    net_equiv: float = _f(30.0, 0.0, 1e4, doc="net prior: net_equiv * sqrt(p) visits at value 1 on each child")
+    net_equiv: float = _f(30.0, 0.0, 1e4, doc="net prior on 9x9 and smaller boards: net_equiv * sqrt(p) visits "
+                          "at value 1 on each child")
+    net_equiv_13: float = _f(30.0, 0.0, 1e4, doc="the net prior's net_equiv on 13x13 (sizes between 9, 13 and 19 "
+                             "interpolate by points; docs/results/strength-19.md)")
+    net_equiv_19: float = _f(30.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19")
     net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
     fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
     virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
@@ -284,6 +288,20 @@ def threads_refused(cfg):
     if cfg.memory.enabled:
         return "memory.enabled = true"
     return None
+
+
+def net_equiv_for(tree, size):
+    """The net prior's weight (``net_equiv``) on a ``size`` board from the
+    tree config's three anchors (9x9 and smaller, 13x13, 19x19), linear in
+    the board's points between them."""
+    anchors = ((81, tree.net_equiv), (169, tree.net_equiv_13), (361, tree.net_equiv_19))
+    pts = size * size
+    if pts <= anchors[0][0]:
+        return anchors[0][1]
+    for (p0, v0), (p1, v1) in zip(anchors, anchors[1:]):
+        if pts <= p1:
+            return v0 + (v1 - v0) * (pts - p0) / (p1 - p0)
+    return anchors[-1][1]
 
 
 def pool_refused(cfg, size):

@@ -116,7 +116,7 @@ class Search:
                     rave=c.tree.rave if rave_tree else c.uct.rave,
                     rave_equiv=c.tree.rave_equiv if rave_tree else c.uct.rave_equiv,
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
-                    net_equiv=c.tree.net_equiv, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
+                    net_equiv=config_mod.net_equiv_for(c.tree, size), fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     value_lambda=c.tree.value_lambda if has_value else 0.0,
                     cnn_strength=c.uct.cnn_strength,
                     vloss=c.tree.virtual_loss if rave_tree else c.search.virtual_loss,

@@ -115,6 +115,34 @@ def test_rave_first_play_amaf():
     assert pri[81][2] == pri[81][0]      # pass never gets AMAF updates
 
 
+def test_net_equiv_by_board_size():
+    """The net prior's weight has three anchors (9x9 and smaller, 13x13,
+    19x19) and is linear in the board's points between them."""
+    t = config.load(None, ["tree.net_equiv=30", "tree.net_equiv_13=100", "tree.net_equiv_19=400"]).tree
+    assert config.net_equiv_for(t, 5) == config.net_equiv_for(t, 9) == 30
+    assert config.net_equiv_for(t, 13) == 100 and config.net_equiv_for(t, 19) == 400
+    assert config.net_equiv_for(t, 11) == pytest.approx(30 + 70 * (121 - 81) / (169 - 81))
+    assert config.net_equiv_for(t, 17) == pytest.approx(100 + 300 * (289 - 169) / (361 - 169))
+
+
+@pytest.mark.parametrize("size", [9, 13])
+def test_the_search_gives_the_net_the_weight_of_its_board_size(size):
+    """A 13x13 search adds net_equiv_13 * sqrt(p) prior wins to the net's
+    favoured move, a 9x9 one net_equiv * sqrt(p), from the same config."""
+    fav = pt("G3", size)
+    ev = ScriptedEvaluator({fav: 1e6})
+    s = Search(cfg("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1",
+                   "tree.net_equiv=10", "tree.net_equiv_13=200", "tree.net_equiv_19=1000"), evaluator=ev)
+    s.set_position(Board(size), 7.0)
+    s.run()
+    t = s.tree
+    assert t.has_net_priors(t.root_id)
+    pri = t.child_priors()
+    n0_prior_only = tree_priors(Board(size))[0]
+    gained = pri[fav][0] - n0_prior_only[fav]
+    assert gained == pytest.approx(10 if size == 9 else 200, rel=0.01)
+
+
 def test_net_priors_are_queued_and_added_to_children():
     ev = ScriptedEvaluator({pt("G3"): 1000.0})
     s = Search(cfg("search.playouts=400", "search.early_stop=false", "tree.net_visits=8",
