@@ -67,9 +67,10 @@ class TreeConfig:
     prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
     net_equiv: float = _f(30.0, 0.0, 1e4, doc="net prior on 9x9 and smaller boards: net_equiv * sqrt(p) visits "
                           "at value 1 on each child")
-    net_equiv_13: float = _f(30.0, 0.0, 1e4, doc="the net prior's net_equiv on 13x13 (sizes between 9, 13 and 19 "
+    net_equiv_13: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 13x13 (sizes between 9, 13 and 19 "
                              "interpolate by points; docs/results/strength-19.md)")
-    net_equiv_19: float = _f(30.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19")
+    net_equiv_19: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19 (measured: 150 over 300 over "
+                             "30 and 1000, docs/results/strength-19.md)")
     net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
     fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
     virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
