@@ -1,6 +1,6 @@
 """A result row's game records as one compressed SGF collection.
 
-    python -m tools.sgfpack pack docs/results/games/strength/gnugo-l10-2000 [--keep 3]
+    python -m tools.sgfpack pack docs/results/games/strength/gnugo-l10-2000 [--keep 1]
     python -m tools.sgfpack unpack docs/results/games/strength/gnugo-l10-2000
 
 ``pack`` joins every ``*.sgf`` of a row's folder, in name order, into
@@ -28,7 +28,7 @@ def _games(folder):
     return sorted(f for f in os.listdir(folder) if f.endswith(".sgf"))
 
 
-def pack(folder, keep=3):
+def pack(folder, keep=1):
     """Fold the SGF files of folder into its collection; returns how many
     games the collection holds."""
     have = unpack(folder) if os.path.exists(os.path.join(folder, PACK)) else 0
@@ -94,7 +94,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("action", choices=("pack", "unpack"))
     ap.add_argument("folders", nargs="+")
-    ap.add_argument("--keep", type=int, default=3, help="single SGF files left as examples (pack)")
+    ap.add_argument("--keep", type=int, default=1, help="single SGF files left as examples (pack)")
     args = ap.parse_args(argv)
     for d in args.folders:
         n = pack(d, args.keep) if args.action == "pack" else unpack(d)
