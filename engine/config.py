@@ -65,8 +65,9 @@ class TreeConfig:
     rave_equiv: float = _f(3000.0, 1.0, 1e7, doc="RAVE equivalence k: beta = aN / (aN + n + n aN / k)")
     K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration on total counts (0: priors and RAVE explore, as Fuego)")
     prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
-    net_equiv: float = _f(30.0, 0.0, 1e4, doc="net prior on 9x9 and smaller boards: net_equiv * sqrt(p) visits "
-                          "at value 1 on each child")
+    net_equiv: float = _f(100.0, 0.0, 1e4, doc="net prior on 9x9 and smaller boards: net_equiv * sqrt(p) visits "
+                          "at value 1 on each child (100 over 30 at 2,000 and 10,000 simulations, "
+                          "docs/results/tuning.md)")
     net_equiv_13: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 13x13 (sizes between 9, 13 and 19 "
                              "interpolate by points; docs/results/strength-19.md)")
     net_equiv_19: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19 (measured: 150 over 300 over "
