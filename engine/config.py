@@ -72,6 +72,10 @@ class TreeConfig:
                              "interpolate by points; docs/results/strength-19.md)")
     net_equiv_19: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19 (measured: 150 over 300 over "
                              "30 and 1000, docs/results/strength-19.md)")
+    net_grow: float = _f(0.0, 0.0, 1e9, doc="9x9 and smaller: parent visits above which the net prior grows as "
+                         "sqrt(parent visits / net_grow), so that it keeps its pull at any budget; 0 = fixed")
+    net_grow_13: float = _f(0.0, 0.0, 1e9, doc="tree.net_grow on 13x13 (and sizes from 10 to 15)")
+    net_grow_19: float = _f(0.0, 0.0, 1e9, doc="tree.net_grow on 19x19 (and sizes from 16 up)")
     net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
     fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
     virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
@@ -304,6 +308,15 @@ def net_equiv_for(tree, size):
         if pts <= p1:
             return v0 + (v1 - v0) * (pts - p0) / (p1 - p0)
     return anchors[-1][1]
+
+
+def net_grow_for(tree, size):
+    """``tree.net_grow`` for a ``size`` board: the 9x9 key up to 9x9, the
+    13x13 key up to 15x15, the 19x19 key above (a threshold in visits does
+    not interpolate)."""
+    if size <= 9:
+        return tree.net_grow
+    return tree.net_grow_13 if size <= 15 else tree.net_grow_19
 
 
 def pool_refused(cfg, size):

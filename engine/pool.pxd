@@ -43,6 +43,7 @@ cdef class NodePool:
     cdef int expand_visits        # rave: real visits before a leaf gets its children
     cdef double prior_scale       # rave: multiplies the prior knowledge's counts
     cdef double net_equiv         # rave: net prior visits at value 1 per sqrt(p)
+    cdef double net_grow          # rave: parent visits above which the net prior grows as sqrt(N / net_grow); 0 = fixed
     cdef double value_lambda      # rave: weight of the value head in a simulation's result
     cdef double fpu               # rave: value of a child with no statistics at all
     cdef double net_visits        # rave: real visits before a node asks the net
@@ -141,6 +142,11 @@ cdef inline uint16_t p_code(double p) noexcept nogil:
     if p >= 1:
         return 65535
     return <uint16_t>(p * 65535.0 + 0.5)
+
+
+cdef inline double p_value(uint16_t code) noexcept nogil:
+    """The probability a p_code stands for."""
+    return code * (1.0 / 65535.0)
 
 
 cdef inline double reward_for(int color, double black_reward) noexcept nogil:

@@ -42,7 +42,6 @@ FULL_POLICIES = {"stop": FULL_STOP, "stunt": FULL_STUNT, "ensemble": FULL_ENSEMB
                  "flatten": FULL_FLATTEN, "recycle": FULL_RECYCLE, "fuego_gc": FULL_FUEGO_GC}
 BYTES_PER_NODE = 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 2 + 2 + 4 * 2 + 4 * 2 + 4 * 2 + 1
 
-cdef double P_UNIT = 1.0 / 65535.0
 
 
 cdef class NodePool:
@@ -587,7 +586,7 @@ cdef class NodePool:
     def node(self, int n):
         """Statistics of node n as a dict."""
         return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "N0": self.N0[n], "W0": self.W0[n],
-                "P": self.P[n] * P_UNIT, "aN": self.aN[n], "aW": self.aW[n], "NM": self.NM[n], "VM": self.VM[n],
+                "P": p_value(self.P[n]), "aN": self.aN[n], "aW": self.aW[n], "NM": self.NM[n], "VM": self.VM[n],
                 "parent": self.parent[n]}
 
     def children(self, int n=-1):
@@ -598,7 +597,7 @@ cdef class NodePool:
         out = []
         cdef int c = self.first_child[n]
         while c >= 0:
-            out.append((self.move[c], self.N[c], self.W[c], self.P[c] * P_UNIT, self.NM[c], self.VM[c], c))
+            out.append((self.move[c], self.N[c], self.W[c], p_value(self.P[c]), self.NM[c], self.VM[c], c))
             c = self.next_sibling[c]
         return out
 

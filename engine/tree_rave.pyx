@@ -14,7 +14,7 @@ from libc.math cimport log, sqrt, INFINITY
 from board_ext.board cimport (board_t, board_copy, board_play, board_legal, board_is_eye,
                               MAXNN, rng_t)
 from board_ext.priors cimport move_prior
-from engine.pool cimport (NodePool, MAXDEPTH, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
+from engine.pool cimport (NodePool, MAXDEPTH, p_value, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
                           pick_better, reward_for, memory_blend)
 from engine.atomics cimport (atomic_add_f, atomic_fetch_add_i, atomic_fetch_add_l, atomic_fetch_or_u8,
                              atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32, atomic_cas_i32)
@@ -24,16 +24,28 @@ from engine.tree_policy cimport tree_policy_t
 cdef double rave_value(NodePool t, int c) noexcept nogil:
     """The mean and the AMAF mean by beta = aN / (aN + n + n aN / k)
     (Silver), fpu with no statistics; then the M-MCTS memory blend when it
-    is on."""
-    cdef double n = t.N[c] + t.N0[c], q, beta, an = t.aN[c]
+    is on.  With ``net_grow`` > 0 the net's prior visits (net_equiv *
+    sqrt(p), in N0 and W0 once) grow as sqrt(N_parent / net_grow) once the
+    parent has more than net_grow visits, so the prior's pull on a child
+    with n visits stays ~ sqrt(p N_parent) / n, PUCT's shape, whatever the
+    budget."""
+    cdef double n = t.N[c] + t.N0[c], w = t.W[c] + t.W0[c], q, beta, an = t.aN[c], g, np
+    cdef int par
+    if t.net_grow > 0 and t.P[c] > 0 and t.move[c] != t.nn:
+        par = t.parent[c]
+        np = t.N[par] if par >= 0 else 0.0
+        if np > t.net_grow:
+            g = (sqrt(np / t.net_grow) - 1.0) * t.net_equiv * sqrt(p_value(t.P[c]))
+            n += g
+            w += g
     if t.rave and an > 0:
         if n > 0:
             beta = an / (an + n + n * an / t.rave_equiv)
-            q = (1.0 - beta) * (t.W[c] + t.W0[c]) / n + beta * t.aW[c] / an
+            q = (1.0 - beta) * w / n + beta * t.aW[c] / an
         else:
             q = t.aW[c] / an
     elif n > 0:
-        q = (t.W[c] + t.W0[c]) / n
+        q = w / n
     else:
         return t.fpu
     return memory_blend(t, c, q, n)

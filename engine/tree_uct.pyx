@@ -15,11 +15,10 @@ from libc.stdint cimport int16_t, int32_t, uint8_t
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, INFINITY
 from board_ext.board cimport board_t, board_play, board_playable, rng_int, MAXNN
-from engine.pool cimport (NodePool, MAXDEPTH, p_code, pick_better, reward_for, memory_blend)
+from engine.pool cimport (NodePool, MAXDEPTH, p_code, p_value, pick_better, reward_for, memory_blend)
 from engine.tree_policy cimport tree_policy_t
 
 
-cdef double P_UNIT = 1.0 / 65535.0
 
 
 cdef double uct_value(NodePool t, int c) noexcept nogil:
@@ -102,7 +101,7 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
         elif t.tree_policy == 0:
             score = uct_value(t, c) + Kn * sqrt(logN / n)
         else:
-            score = uct_value(t, c) + t.c_puct * (t.P[c] * P_UNIT) * sq / (1.0 + n)
+            score = uct_value(t, c) + t.c_puct * p_value(t.P[c]) * sq / (1.0 + n)
         if pick_better(&t.rng, score, &bestscore, &ties):
             best = c
         c = t.next_sibling[c]

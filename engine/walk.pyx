@@ -75,7 +75,7 @@ cdef class Tree(NodePool):
     def configure(self, *, K=None, K_prior=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
                   cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
                   gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
-                  tree=None, expand_visits=None, prior_scale=None, net_equiv=None, fpu=None,
+                  tree=None, expand_visits=None, prior_scale=None, net_equiv=None, net_grow=None, fpu=None,
                   net_visits=None, value_lambda=None, moggy=None):
         """Set search constants (names as in the papers).  ``moggy``: a
         board_ext.playout.MoggyRates, the rule probabilities of this tree's
@@ -95,6 +95,10 @@ cdef class Tree(NodePool):
             self.expand_visits = expand_visits
         if prior_scale is not None: self.prior_scale = prior_scale
         if net_equiv is not None: self.net_equiv = net_equiv
+        if net_grow is not None:
+            if net_grow < 0:
+                raise ValueError("tree.net_grow must not be negative")
+            self.net_grow = net_grow
         if value_lambda is not None:
             if not 0.0 <= value_lambda <= 1.0:
                 raise ValueError("tree.value_lambda must be in [0, 1]")

@@ -143,6 +143,53 @@ def test_the_search_gives_the_net_the_weight_of_its_board_size(size):
     assert gained == pytest.approx(10 if size == 9 else 200, rel=0.01)
 
 
+def test_net_grow_by_board_size():
+    """tree.net_grow is a threshold in visits: each size class takes its own
+    key (9x9 and smaller, up to 15x15, above), nothing interpolates."""
+    t = config.load(None, ["tree.net_grow=0", "tree.net_grow_13=500", "tree.net_grow_19=2000"]).tree
+    assert config.net_grow_for(t, 7) == config.net_grow_for(t, 9) == 0
+    assert config.net_grow_for(t, 11) == config.net_grow_for(t, 13) == 500
+    assert config.net_grow_for(t, 17) == config.net_grow_for(t, 19) == 2000
+
+
+def test_the_net_prior_grows_with_the_parents_visits():
+    """With tree.net_grow the net's prior visits on a child grow as
+    sqrt(N_parent / net_grow): the favoured child's value rises (more prior
+    wins), a child the net gave nothing keeps its value, and below the
+    threshold nothing changes."""
+    fav = pt("G3")
+    ev = ScriptedEvaluator({fav: 1e6})
+    s = Search(cfg("search.playouts=600", "search.early_stop=false", "prior.dcnn_nodes=1",
+                   "tree.net_equiv=10"), evaluator=ev)
+    s.set_position(Board(9), 7.0)
+    s.run()
+    t = s.tree
+    kids = {m: c for (m, _n, _w, _p, _nm, _vm, c) in t.children()}
+    other = pt("C7")
+    assert sum(n for (_m, n, *_rest) in t.children()) > 500
+    fixed = (t.value(kids[fav]), t.value(kids[other]))
+    t.configure(net_grow=50.0)
+    grown = (t.value(kids[fav]), t.value(kids[other]))
+    assert grown[1] == fixed[1]
+    assert grown[0] > fixed[0]
+    t.configure(net_grow=1e6)            # above the parent's visits: as fixed
+    assert t.value(kids[fav]) == fixed[0]
+    with pytest.raises(ValueError):
+        t.configure(net_grow=-1.0)
+
+
+def test_a_growing_net_prior_steers_more_visits_to_the_favourite():
+    fav = pt("G3")
+    visits = {}
+    for grow in (0, 50):
+        s = Search(cfg("search.playouts=1500", "search.early_stop=false", "prior.dcnn_nodes=1",
+                       "tree.net_equiv=10", f"tree.net_grow={grow}"), evaluator=ScriptedEvaluator({fav: 1e6}))
+        s.set_position(Board(9), 7.0)
+        s.run()
+        visits[grow] = {d["move"]: d["visits"] for d in s.analysis()}[fav]
+    assert visits[50] > 2 * visits[0] + 30
+
+
 def test_net_priors_are_queued_and_added_to_children():
     ev = ScriptedEvaluator({pt("G3"): 1000.0})
     s = Search(cfg("search.playouts=400", "search.early_stop=false", "tree.net_visits=8",
