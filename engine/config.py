@@ -136,6 +136,13 @@ class TimeConfig:
     min_moves_left: int = _f(10, 1, 1000, doc="the plan never expects fewer own moves left than this")
     extend: float = _f(2.0, 1.0, 4.0, doc="an unclear move (the two most visited close, or the most visited "
                        "not the best valued) may think up to this many times its plan (Pachi); 1 = never")
+    middle_weight: float = _f(1.0, 0.25, 8.0, doc="the main time's plan by game phase (Pachi's middle game): a "
+                              "move between fuseki_end and yose_start gets this many shares of the plan, one in the "
+                              "endgame, rising from one to it through the opening; 1 = even shares")
+    fuseki_end: float = _f(0.2, 0.0, 2.0, doc="time.middle_weight: the opening ends after this many moves, "
+                           "times the board's points (Pachi: 20%)")
+    yose_start: float = _f(0.4, 0.0, 2.0, doc="time.middle_weight: the endgame starts after this many moves, "
+                           "times the board's points (Pachi: 40%)")
     safety_margin: float = _f(0.3, 0.0, 60.0, doc="seconds kept back per move for overhead")
     min_seconds: float = _f(0.05, 0.0, 60.0, doc="never think less than this")
 
@@ -341,6 +348,9 @@ def _check_cross(cfg):
     if len(cfg.tree.value_visits) != 3:
         raise ConfigError(f"tree.value_visits takes three numbers (opening, middle game, endgame), "
                           f"got {list(cfg.tree.value_visits)}")
+    if cfg.time.fuseki_end > cfg.time.yose_start:
+        raise ConfigError(f"time.fuseki_end ({cfg.time.fuseki_end:g}) must not come after time.yose_start "
+                          f"({cfg.time.yose_start:g})")
     if cfg.memory.M > cfg.memory.memory_size:
         raise ConfigError(f"memory.M ({cfg.memory.M}) must not exceed memory.memory_size "
                           f"({cfg.memory.memory_size})")

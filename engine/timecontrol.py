@@ -25,8 +25,9 @@ time the engine itself spent (:meth:`Clock.spend`).
 :meth:`TimeControl.seconds_for_move` never plans to overrun: in main time
 it shares the time left over this player's expected remaining moves
 (``cfg.time.game_length`` times the board's points, half of them this
-player's, at least ``min_moves_left``; Fuego's plan), at most
-``main_fraction`` of it on one move; in byo-yomi the period's time per
+player's, at least ``min_moves_left``; Fuego's plan), weighted by game
+phase when ``middle_weight`` is not 1 (Pachi's: more in the middle game),
+at most ``main_fraction`` of it on one move; in byo-yomi the period's time per
 stone, used in full; it always keeps ``cfg.time.safety_margin`` seconds
 back for overhead and transport.  :meth:`TimeControl.extension_for` is how
 far an unclear move may think past its plan (``cfg.time.extend``, Pachi's
@@ -63,8 +64,11 @@ class TimeControl:
     """
 
     def __init__(self, main_fraction=0.1, safety_margin=0.3, min_seconds=0.05, game_length=0.8,
-                 min_moves_left=10, extend=2.0):
+                 min_moves_left=10, extend=2.0, middle_weight=1.0, fuseki_end=0.2, yose_start=0.4):
         self.main_fraction = main_fraction
+        self.middle_weight = middle_weight
+        self.fuseki_end = fuseki_end
+        self.yose_start = yose_start
         self.safety_margin = safety_margin
         self.min_seconds = min_seconds
         self.game_length = game_length
@@ -77,7 +81,7 @@ class TimeControl:
     def from_config(cls, cfg):
         t = cfg.time
         return cls(t.main_fraction, t.safety_margin, t.min_seconds, t.game_length, t.min_moves_left,
-                   t.extend)
+                   t.extend, t.middle_weight, t.fuseki_end, t.yose_start)
 
     def moves_left(self, moves_played):
         """This player's expected remaining moves: half the expected game
@@ -85,6 +89,32 @@ class TimeControl:
         at least ``min_moves_left``."""
         total = self.game_length * self.board_points
         return max(self.min_moves_left, (total - moves_played) / 2.0)
+
+    def phase_weight(self, moves_played):
+        """The shares of the plan a move at ``moves_played`` gets (Pachi's
+        phases): rising from 1 to ``middle_weight`` through the opening
+        (before ``fuseki_end`` times the board's points), ``middle_weight``
+        in the middle game, 1 from ``yose_start`` on."""
+        w = self.middle_weight
+        if w == 1.0:
+            return 1.0
+        f, y = self.fuseki_end * self.board_points, self.yose_start * self.board_points
+        if moves_played >= y:
+            return 1.0
+        if moves_played >= f:
+            return w
+        return 1.0 + (w - 1.0) * moves_played / f
+
+    def main_share(self, main, moves_played):
+        """This move's share of ``main`` seconds: ``main`` over the expected
+        remaining moves, times this move's phase weight over the mean
+        weight of the moves left (with even weights, main / moves_left)."""
+        left = self.moves_left(moves_played)
+        if self.middle_weight == 1.0:
+            return main / left
+        n = max(1, int(round(left)))
+        mean = sum(self.phase_weight(moves_played + 2 * k) for k in range(n)) / n
+        return main / left * self.phase_weight(moves_played) / mean
 
     # ------------------------------------------------------------ settings
     def set_none(self):
@@ -277,7 +307,7 @@ class TimeControl:
             # the main time's share plus the increment this move earns back;
             # never more than the clock holds now (the increment comes after)
             hard = c.main if self.move_limit <= 0 else min(c.main, self.move_limit)
-            share = min(c.main / self.moves_left(moves_played), c.main * self.main_fraction) + self.increment
+            share = min(self.main_share(c.main, moves_played), c.main * self.main_fraction) + self.increment
             cap = hard - m
             t = min(max(share, self.min_seconds), cap)
             t = max(t, min(0.01, max(hard, 0.0) / 2))
@@ -286,7 +316,7 @@ class TimeControl:
         if not c.in_byoyomi and c.main > 0:
             # the main time shared over the expected remaining moves (Fuego),
             # never more than main_fraction of it on one move
-            share = min(c.main / self.moves_left(moves_played), c.main * self.main_fraction)
+            share = min(self.main_share(c.main, moves_played), c.main * self.main_fraction)
             cap = c.main - m
             if self.system == "canadian":
                 per_stone = self.byo_time / self.byo_stones - m

@@ -145,6 +145,33 @@ def test_from_config():
     assert t.moves_left(1000) == 4
 
 
+def test_the_phase_plan_spends_more_in_the_middle_game():
+    """time.middle_weight = 2 on 9x9 with 30 s: the opening rises to the
+    middle game, which gets about twice an endgame move; the plan keeps
+    the clock; with the weight 1 it is the even plan, to the float."""
+    from engine.config import ConfigError, load
+    even = TimeControl.from_config(load(None, []))
+    phase = TimeControl.from_config(load(None, ["time.middle_weight=2"]))
+    plans = {}
+    for name, t in (("even", even), ("phase", phase)):
+        t.board_points = 81
+        t.set_gtp(30, 0, 0)
+        got = []
+        for k in range(30):
+            s = t.seconds_for_move(B, 2 * k)
+            got.append(s)
+            t.spend(B, s)
+        assert t.clocks[B].main > 0
+        plans[name] = got
+    ev, ph = plans["even"], plans["phase"]
+    assert max(ev[:20]) == pytest.approx(min(ev[:20]))           # even shares before the end
+    assert ph[0] < ev[0] and ph[10] > 1.3 * ev[10]               # less in the opening, more mid-game
+    assert ph[10] > 1.8 * ph[20] and ph[0] < ph[4] < ph[8]       # the middle twice the endgame
+    assert phase.phase_weight(0) == 1.0 and phase.phase_weight(20) == 2.0 and phase.phase_weight(40) == 1.0
+    with pytest.raises(ConfigError, match="time.fuseki_end"):
+        load(None, ["time.fuseki_end=0.5", "time.yose_start=0.3"])
+
+
 # -- match statistics live in tools.stats; small enough to test here too
 def test_wilson_and_elo():
     lo, hi = stats.wilson(50, 100)
@@ -183,8 +210,9 @@ def test_extension_stays_inside_the_clock():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("settings", [(0, 1, 1), (6, 0, 0), (0, 3, 10)])
-def test_whole_games_never_lose_on_time(settings):
+@pytest.mark.parametrize("settings,extra", [((0, 1, 1), []), ((6, 0, 0), []), ((0, 3, 10), []),
+                                            ((6, 0, 0), ["time.middle_weight=2"])])
+def test_whole_games_never_lose_on_time(settings, extra):
     """Whole 5x5 games, the engine on both sides keeping its own clocks (no
     time_left, as gomill's ringmaster): no move overruns what its clock had
     left.  ``0 1 1`` as GTP sends it; the absolute and Canadian clocks of the
@@ -193,7 +221,7 @@ def test_whole_games_never_lose_on_time(settings):
     from engine.config import load
     from engine.player import Player
     p = Player(load(None, ["gtp.boardsize=5", "prior.evaluator=expert", "search.playouts=100000000",
-                           "search.early_stop=false", "search.seed=3", "player.score_playouts=50"]))
+                           "search.early_stop=false", "search.seed=3", "player.score_playouts=50"] + extra))
     p.time_settings(*settings)
     passes, moves = 0, 0
     while passes < 2 and moves < 60:
