@@ -137,9 +137,10 @@ class TimeConfig:
     min_moves_left: int = _f(10, 1, 1000, doc="the plan never expects fewer own moves left than this")
     extend: float = _f(2.0, 1.0, 4.0, doc="an unclear move (the two most visited close, or the most visited "
                        "not the best valued) may think up to this many times its plan (Pachi); 1 = never")
-    middle_weight: float = _f(1.0, 0.25, 8.0, doc="the main time's plan by game phase (Pachi's middle game): a "
+    middle_weight: float = _f(2.0, 0.25, 8.0, doc="the main time's plan by game phase (Pachi's middle game): a "
                               "move between fuseki_end and yose_start gets this many shares of the plan, one in the "
-                              "endgame, rising from one to it through the opening; 1 = even shares")
+                              "endgame, rising from one to it through the opening; 1 = even shares (2 against the "
+                              "old 5% rule, 9x9 at 30 s: 60.5% over 100, docs/results/strength-19.md)")
     fuseki_end: float = _f(0.2, 0.0, 2.0, doc="time.middle_weight: the opening ends after this many moves, "
                            "times the board's points (Pachi: 20%)")
     yose_start: float = _f(0.4, 0.0, 2.0, doc="time.middle_weight: the endgame starts after this many moves, "

@@ -64,7 +64,7 @@ class TimeControl:
     """
 
     def __init__(self, main_fraction=0.1, safety_margin=0.3, min_seconds=0.05, game_length=0.8,
-                 min_moves_left=10, extend=2.0, middle_weight=1.0, fuseki_end=0.2, yose_start=0.4):
+                 min_moves_left=10, extend=2.0, middle_weight=2.0, fuseki_end=0.2, yose_start=0.4):
         self.main_fraction = main_fraction
         self.middle_weight = middle_weight
         self.fuseki_end = fuseki_end

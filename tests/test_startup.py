@@ -131,7 +131,10 @@ def test_shipped_configs_think_a_set_time_without_a_clock(config, seconds):
 
 def test_a_clock_allocates_the_time_not_search_seconds():
     _, secs = budget("9x9.toml", commands=["time_settings 600 0 0"])
-    assert secs == pytest.approx(600 / (0.8 * 81 / 2))   # the main time over the expected own moves left
+    even = 600 / (0.8 * 81 / 2)          # the main time over the expected own moves left
+    assert 0.6 * even < secs < 0.9 * even  # the first move's phase weight (1) under the mean (about 1.4)
+    _, secs = budget("9x9.toml", ["time.middle_weight=1"], commands=["time_settings 600 0 0"])
+    assert secs == pytest.approx(even)
     _, secs = budget("19x19.toml", commands=["time_settings 0 1 1"])
     assert 0 < secs < 1
     _, secs = budget("9x9.toml", commands=["time_settings 0 10 1"])

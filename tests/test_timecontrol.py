@@ -9,7 +9,7 @@ B, W = 1, 2
 
 
 def tc(**kw):
-    d = dict(main_fraction=0.05, safety_margin=0.3, min_seconds=0.05)
+    d = dict(main_fraction=0.05, safety_margin=0.3, min_seconds=0.05, middle_weight=1.0)   # even shares
     d.update(kw)
     return TimeControl(**d)
 
@@ -137,7 +137,7 @@ def test_reset_restores_clocks():
 def test_from_config():
     from engine.config import load
     cfg = load(None, ["time.safety_margin=1.0", "time.main_fraction=0.5", "time.game_length=0.1",
-                      "time.min_moves_left=4"])
+                      "time.min_moves_left=4", "time.middle_weight=1"])
     t = TimeControl.from_config(cfg)
     t.set_gtp(100, 0, 0)
     assert t.moves_left(0) == pytest.approx(0.1 * 361 / 2)
@@ -146,12 +146,12 @@ def test_from_config():
 
 
 def test_the_phase_plan_spends_more_in_the_middle_game():
-    """time.middle_weight = 2 on 9x9 with 30 s: the opening rises to the
-    middle game, which gets about twice an endgame move; the plan keeps
-    the clock; with the weight 1 it is the even plan, to the float."""
+    """The shipped time.middle_weight (2) on 9x9 with 30 s: the opening
+    rises to the middle game, which gets about twice an endgame move; the
+    plan keeps the clock; with the weight 1 it is the even plan."""
     from engine.config import ConfigError, load
-    even = TimeControl.from_config(load(None, []))
-    phase = TimeControl.from_config(load(None, ["time.middle_weight=2"]))
+    even = TimeControl.from_config(load(None, ["time.middle_weight=1"]))
+    phase = TimeControl.from_config(load(None, []))
     plans = {}
     for name, t in (("even", even), ("phase", phase)):
         t.board_points = 81
@@ -211,7 +211,7 @@ def test_extension_stays_inside_the_clock():
 
 @pytest.mark.slow
 @pytest.mark.parametrize("settings,extra", [((0, 1, 1), []), ((6, 0, 0), []), ((0, 3, 10), []),
-                                            ((6, 0, 0), ["time.middle_weight=2"])])
+                                            ((6, 0, 0), ["time.middle_weight=1"])])
 def test_whole_games_never_lose_on_time(settings, extra):
     """Whole 5x5 games, the engine on both sides keeping its own clocks (no
     time_left, as gomill's ringmaster): no move overruns what its clock had
