@@ -144,11 +144,14 @@ def matches_pattern(Board board, int p):
 
 # ---------------------------------------------------------------- helpers
 cdef inline bint has_own_nbr(const board_t* b, int p, int c) noexcept nogil:
-    cdef int i
-    for i in range(b.g.n_nbr[p]):
-        if b.color[b.g.nbr[p][i]] == c:
-            return True
-    return False
+    """A stone of colour c next to p (one read of p's neighbour counts)."""
+    return ((b.nbc[p] >> (4 * c)) & 15) != 0
+
+
+cdef inline bint libs_after_ge2(const board_t* b, int p, int c) noexcept nogil:
+    """chain_libs_after(b, p, c) >= 2, out at once when p has two empty
+    neighbours (two liberties whatever else it joins)."""
+    return (b.nbc[p] & 15) >= 2 or chain_libs_after(b, p, c) >= 2
 
 
 # ---------------------------------------------------------------- priors
@@ -253,7 +256,7 @@ cdef int _atari_defence(board_t* b, int r, int c) noexcept nogil:
     if lib >= 0:
         return lib
     lib = board_chain_lib(b, r)
-    if lib >= 0 and board_legal(b, lib, c) and chain_libs_after(b, lib, c) >= 2:
+    if lib >= 0 and board_legal(b, lib, c) and libs_after_ge2(b, lib, c):
         return lib
     return -1
 
@@ -287,7 +290,7 @@ cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
         for k in range(8):
             p = g.nbr8[last][k]
             if p >= 0 and b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
-                    and board_legal(b, p, c) and chain_libs_after(b, p, c) >= 2:
+                    and board_legal(b, p, c) and libs_after_ge2(b, p, c):
                 cand[ncand] = p
                 ncand += 1
         if ncand:
@@ -300,7 +303,7 @@ cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
     for i in range(ne):
         p = b.empty_list[j]
         if board_playable(b, p, c):
-            if chain_libs_after(b, p, c) >= 2 or not has_own_nbr(b, p, c):
+            if not has_own_nbr(b, p, c) or libs_after_ge2(b, p, c):
                 return p
             if fallback < 0:
                 fallback = p
@@ -609,7 +612,7 @@ cdef int _patterns(const board_t* b, int c, rng_t* rng) noexcept nogil:
         for k in range(8):
             p = g.nbr8[mv][k]
             if p >= 0 and b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
-                    and board_legal(b, p, c) and chain_libs_after(b, p, c) >= 2:
+                    and board_legal(b, p, c) and libs_after_ge2(b, p, c):
                 cand[nc] = p
                 nc += 1
     if nc == 0:
