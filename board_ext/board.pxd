@@ -24,7 +24,7 @@ ctypedef struct geom_t:
     uint8_t n_nbr[MAXNN]   # 2..4 (1 on a 1-wide board never happens)
     int16_t diag[MAXNN][4] # diagonal neighbours, first n_diag valid, then SENT
     uint8_t n_diag[MAXNN]
-    int16_t nbr8[MAXNN][8]   # 3x3 ring NW N NE W E SW S SE (rows top first), -1 off-board
+    int16_t nbr8[MAXNN][8]   # 3x3 ring NW N NE W E SW S SE (rows top first), SENT off-board
 
 # The playout-grade board: plain data, copied with memcpy, used under nogil.
 ctypedef struct board_t:

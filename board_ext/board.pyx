@@ -120,7 +120,7 @@ cdef const geom_t* get_geom(int size) except NULL:
                         continue
                     nx = x + dx
                     ny = y + dy
-                    g.nbr8[p][k] = ny * size + nx if (0 <= nx < size and 0 <= ny < size) else -1
+                    g.nbr8[p][k] = ny * size + nx if (0 <= nx < size and 0 <= ny < size) else SENT
                     k += 1
     GEOM_READY[size] = True
     return g

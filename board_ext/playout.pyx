@@ -114,11 +114,12 @@ N_PATTERN_CODES = _build_patterns()
 
 
 cdef inline int pat_code(const board_t* b, int p) noexcept nogil:
-    cdef int k, q, code = 0
-    for k in range(8):
-        q = b.g.nbr8[p][k]
-        code |= (3 if q < 0 else b.color[q]) << (2 * k)
-    return code
+    """p's 3x3 ring, two bits a point (off-board points read the sentinel's
+    OFFBOARD = 3)."""
+    cdef const int16_t* r = b.g.nbr8[p]
+    cdef const uint8_t* col = b.color
+    return (col[r[0]] | (col[r[1]] << 2) | (col[r[2]] << 4) | (col[r[3]] << 6)
+            | (col[r[4]] << 8) | (col[r[5]] << 10) | (col[r[6]] << 12) | (col[r[7]] << 14))
 
 
 cdef int pattern_match(const board_t* b, int p) noexcept nogil:
@@ -289,7 +290,7 @@ cdef int expert_move(board_t* b, rng_t* rng, void* ctx) noexcept nogil:
         # 3. patterns around the last move
         for k in range(8):
             p = g.nbr8[last][k]
-            if p >= 0 and b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
+            if b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
                     and board_legal(b, p, c) and libs_after_ge2(b, p, c):
                 cand[ncand] = p
                 ncand += 1
@@ -611,7 +612,7 @@ cdef int _patterns(const board_t* b, int c, rng_t* rng) noexcept nogil:
             continue
         for k in range(8):
             p = g.nbr8[mv][k]
-            if p >= 0 and b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
+            if b.color[p] == EMPTY and PAT3[pat_code(b, p)] \
                     and board_legal(b, p, c) and libs_after_ge2(b, p, c):
                 cand[nc] = p
                 nc += 1
