@@ -80,6 +80,11 @@ class TreeConfig:
     net_grow_19: float = _f(2000.0, 0.0, 1e9, doc="tree.net_grow on 19x19 (and sizes from 16 up; 2000 over 0 at "
                             "10,000 simulations; fixed, the shipped clock's budget opens on the second line, "
                             "docs/results/strength-19.md)")
+    net_fade: float = _f(0.0, 0.0, 1.0, doc="the share of the net prior's weight (net_equiv) lost by move "
+                         "net_fade_end * board points, falling linearly with the move number (Pachi lets "
+                         "its prior's weight fall as the game goes on; 0 = off)")
+    net_fade_end: float = _f(0.5, 0.05, 2.0, doc="where tree.net_fade is complete, in moves per board point "
+                             "(0.5: move 85 on 13x13, 180 on 19x19)")
     net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
     fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
     virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
@@ -320,6 +325,17 @@ def net_equiv_for(tree, size):
         if pts <= p1:
             return v0 + (v1 - v0) * (pts - p0) / (p1 - p0)
     return anchors[-1][1]
+
+
+def net_equiv_at(tree, size, move_number):
+    """``net_equiv_for`` at move ``move_number`` of the game: less by the
+    share ``tree.net_fade`` at move ``tree.net_fade_end * size * size``,
+    linearly in between."""
+    base = net_equiv_for(tree, size)
+    if tree.net_fade <= 0:
+        return base
+    done = min(1.0, max(0, move_number) / (tree.net_fade_end * size * size))
+    return base * (1.0 - tree.net_fade * done)
 
 
 def net_grow_for(tree, size):

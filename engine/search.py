@@ -158,6 +158,7 @@ class Search:
             self.tree.set_root(board)
             self.root_board = board
             self._mem_keys = {}
+            self._fade_net(board)
             self._root_set()
             return False
         old = self.root_board
@@ -186,8 +187,15 @@ class Search:
         if not self._rave_tree:
             self.tree.reset_priors()      # the uct tree's net rows are per search
         self.root_board = board
+        self._fade_net(board)
         self._root_set()
         return reused
+
+    def _fade_net(self, board):
+        """The net prior's weight for this move (``tree.net_fade``): the
+        children expanded from now on get it."""
+        if self.cfg.tree.net_fade > 0:
+            self.tree.configure(net_equiv=config_mod.net_equiv_at(self.cfg.tree, board.size, board.move_count))
 
     def _root_set(self):
         """After a new root: forbid its positional-superko moves (the tree

@@ -364,6 +364,12 @@ cdef class Tree(NodePool):
         return n
 
     @property
+    def net_weight(self):
+        """The net prior's visits at value 1 per sqrt(p) that expansions
+        give now (tree.net_equiv for the board size, faded by tree.net_fade)."""
+        return self.net_equiv
+
+    @property
     def threads_running(self):
         return bool(self.mt)
 

@@ -143,6 +143,53 @@ def test_the_search_gives_the_net_the_weight_of_its_board_size(size):
     assert gained == pytest.approx(10 if size == 9 else 200, rel=0.01)
 
 
+def test_net_fade_by_move_number():
+    """tree.net_fade takes its share off the net's weight linearly, reaching
+    it at move net_fade_end * board points and staying there; off, the
+    weight is the board size's at every move."""
+    t = config.load(None, ["tree.net_equiv_13=200", "tree.net_fade=0.75", "tree.net_fade_end=0.5"]).tree
+    end = 0.5 * 169
+    assert config.net_equiv_at(t, 13, 0) == 200
+    assert config.net_equiv_at(t, 13, end / 2) == pytest.approx(200 * (1 - 0.75 / 2))
+    assert config.net_equiv_at(t, 13, end) == pytest.approx(50)
+    assert config.net_equiv_at(t, 13, 300) == pytest.approx(50)
+    off = config.load(None, ["tree.net_equiv_13=200"]).tree
+    assert off.net_fade == 0 and config.net_equiv_at(off, 13, 150) == 200
+    with pytest.raises(config.ConfigError, match="tree.net_fade"):
+        config.load(None, ["tree.net_fade=1.5"])
+
+
+COLS = "ABCDEFGHJ"
+FILL_B = [c + "9" for c in COLS] + [c + "8" for c in COLS] + ["A7", "B7"]
+FILL_W = [c + "5" for c in COLS] + [c + "4" for c in COLS] + ["A3", "B3"]
+
+
+def test_the_search_fades_the_net_with_the_game():
+    """Later in the game the root's children get the faded weight: the net's
+    favoured move gains fewer prior wins at move 40 than at the start, by
+    the factor net_equiv_at gives, and the tree keeps the weight of the
+    position it searches last."""
+    size = 9
+    fav = pt("G3", size)
+    opts = ("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1", "tree.net_equiv=100",
+            "tree.net_fade=0.8", "tree.net_fade_end=0.5")
+    gained = []
+    for moves in (0, 40):
+        b = Board(size)
+        for i in range(moves // 2):       # two walls, no captures: black on top, white below
+            b.play(pt(FILL_B[i], size))
+            b.play(pt(FILL_W[i], size))
+        s = Search(cfg(*opts), evaluator=ScriptedEvaluator({fav: 1e6}))
+        s.set_position(b, 7.0)
+        assert s.tree.net_weight == pytest.approx(config.net_equiv_at(s.cfg.tree, size, moves))
+        s.run()
+        t = s.tree
+        pri = t.child_priors()
+        gained.append(pri[fav][0] - tree_priors(b)[0][fav])
+    assert gained[0] == pytest.approx(100, rel=0.01)
+    assert gained[1] == pytest.approx(100 * (1 - 0.8 * 40 / 40.5), rel=0.01)
+
+
 def test_net_grow_by_board_size():
     """tree.net_grow is a threshold in visits: each size class takes its own
     key (9x9 and smaller, up to 15x15, above), nothing interpolates."""
