@@ -5,6 +5,9 @@ game phase, on held-out positions.
     python -m nets.calibration --weights nets/weights/9x9.pt --data datasets/9x9-test \\
         --komi 7 --out docs/results/value-calibration-9.md
 
+``--data`` takes directories of shards or shard files; ``--every N``
+scores every N-th labelled position (the big boards' sets are large).
+
 For every labelled position of the held-out games: the value head's
 probability that the side to move wins, and the fraction of k expert
 rollouts (k = 1, 2, 4 ... 256, from the position, the side to move first)
@@ -62,14 +65,16 @@ def rollout_wins(board, k, komi, seed):
     return wins / k
 
 
-def calibrate(weights, data, komi, seed=1, ks=KS, max_positions=None):
+def calibrate(weights, data, komi, seed=1, ks=KS, max_positions=None, every=1):
     """{phase: {"n", "value", k: brier...}} over the positions of ``data``
-    (the first ``max_positions`` when given)."""
+    (every ``every``-th, the first ``max_positions`` of them when given)."""
     from nets.evaluator import Evaluator
     ev = Evaluator.load(weights, threads=1)
     if not ev.has_value:
         raise SystemExit(f"{weights}: the net has no value head")
-    pos = positions(data, ev.board_size)[:max_positions]
+    if every < 1:
+        raise ValueError("every must be at least 1")
+    pos = positions(data, ev.board_size)[::every][:max_positions]
     points = ev.board_size ** 2
     sq = {p: {"value": [], **{k: [] for k in ks}} for p in range(3)}
     for j, (b, z, move_no) in enumerate(pos):
@@ -98,10 +103,11 @@ def worth(row, ks=KS):
     return f"> {KS[-1]}"
 
 
-def table(res, weights, data, komi):
+def table(res, weights, data, komi, every=1):
     head = "| phase | positions | value | " + " | ".join(f"k={k}" for k in KS) + " | value worth (rollouts) |"
     lines = [f"# Value calibration: {weights} on {' '.join(data)}", "",
-             f"    python -m nets.calibration --weights {weights} --data {' '.join(data)} --komi {komi:g}", "",
+             f"    python -m nets.calibration --weights {weights} --data {' '.join(data)} --komi {komi:g}"
+             + (f" --every {every}" if every > 1 else ""), "",
              "Brier scores against the games' results (0.25: a coin); k: the mean of k expert rollouts.", "",
              head, "|" + "---|" * (4 + len(KS))]
     for name, row in res.items():
@@ -116,10 +122,13 @@ def main(argv=None):
     ap.add_argument("--data", required=True, nargs="+")
     ap.add_argument("--komi", type=float, default=7.0)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--every", type=int, default=1, help="score every N-th labelled position (default: all)")
     ap.add_argument("--out", help="write the table here (atomically)")
     args = ap.parse_args(argv)
-    res = calibrate(args.weights, args.data, args.komi, args.seed)
-    text = table(res, args.weights, args.data, args.komi)
+    if args.every < 1:
+        ap.error("--every must be at least 1")
+    res = calibrate(args.weights, args.data, args.komi, args.seed, every=args.every)
+    text = table(res, args.weights, args.data, args.komi, args.every)
     if args.out:
         import os
         import tempfile

@@ -82,11 +82,15 @@ class Positions:
 
 def list_shards(dirs) -> list[str]:
     """The shard files of one directory or a list of them (sorted; temporary
-    files of a running datagen are skipped)."""
+    files of a running datagen are skipped); a shard file named in the list
+    stands for itself."""
     if isinstance(dirs, (str, os.PathLike)):
         dirs = [dirs]
     out = []
     for d in dirs:
+        if str(d).endswith(".npz") and os.path.isfile(d):
+            out.append(str(d))
+            continue
         if not os.path.isdir(d):
             raise FileNotFoundError(f"data directory {d!r} does not exist")
         for p in sorted(glob.glob(os.path.join(d, "*.npz"))):

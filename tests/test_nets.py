@@ -601,6 +601,15 @@ def test_calibration_scores_value_and_rollouts_by_phase(tmp_path):
     assert sum(r["n"] for r in res.values()) == 40
     for r in res.values():
         assert 0 <= r["value"] <= 1 and 0 <= r[1] <= 1 and 0 <= r[4] <= 1
+    # shard files stand for themselves, and every second position is half of them
+    from nets.data import list_shards
+    shards = list_shards(os.path.join(ROOT, "datasets", "13x13-test"))[:2]
+    assert list_shards(shards) == shards
+    n_all = len(calibration.positions(shards, 13))
+    half = calibration.calibrate(str(tmp_path / "net.pt"), shards, 7.5, ks=(1,), every=2)
+    assert sum(r["n"] for r in half.values()) == (n_all + 1) // 2
+    with pytest.raises(ValueError, match="every"):
+        calibration.calibrate(str(tmp_path / "net.pt"), shards, 7.5, ks=(1,), every=0)
     row = {"value": 0.2, 1: 0.3, 2: 0.25, 4: 0.2}
     assert calibration.worth(row, ks=(1, 2, 4)) == "4"
     assert calibration.worth({"value": 0.5, 1: 0.3, 2: 0.2}, ks=(1, 2)) == "< 1"
