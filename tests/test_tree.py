@@ -15,8 +15,11 @@ def cfg(*sets):
     return config.load(None, ["search.rollout=random", "search.seed=7", "prior.evaluator=none"] + list(sets))
 
 
+COLS = "ABCDEFGHJ"
+
+
 def pt(v, size=9):
-    return (int(v[1:]) - 1) * size + "ABCDEFGHJ".index(v[0])
+    return (int(v[1:]) - 1) * size + COLS.index(v[0])
 
 
 def value(n0, w0, p):
@@ -159,7 +162,6 @@ def test_net_fade_by_move_number():
         config.load(None, ["tree.net_fade=1.5"])
 
 
-COLS = "ABCDEFGHJ"
 FILL_B = [c + "9" for c in COLS] + [c + "8" for c in COLS] + ["A7", "B7"]
 FILL_W = [c + "5" for c in COLS] + [c + "4" for c in COLS] + ["A3", "B3"]
 
@@ -167,8 +169,8 @@ FILL_W = [c + "5" for c in COLS] + [c + "4" for c in COLS] + ["A3", "B3"]
 def test_the_search_fades_the_net_with_the_game():
     """Later in the game the root's children get the faded weight: the net's
     favoured move gains fewer prior wins at move 40 than at the start, by
-    the factor net_equiv_at gives, and the tree keeps the weight of the
-    position it searches last."""
+    the factor net_equiv_at gives, which the tree holds from set_position
+    on."""
     size = 9
     fav = pt("G3", size)
     opts = ("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1", "tree.net_equiv=100",
