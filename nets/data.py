@@ -270,6 +270,115 @@ def load_positions(dirs, size: int | None = None, cache: bool = True,
                      cat([p.z for p in parts]), cat([p.move_no for p in parts]), pi, bad)
 
 
+@dataclass
+class TeacherTargets:
+    """A teacher's targets for positions, all for the side to move:
+    ``policy`` float16 (N, n*n+1), ``value`` float32 (N,) the probability
+    of winning, ``lead`` float32 (N,) points ahead (komi included),
+    ``own`` int8 (N, n*n), the final owner times 127 (+ the side to move)."""
+    policy: np.ndarray
+    value: np.ndarray
+    lead: np.ndarray
+    own: np.ndarray
+
+
+def replay_label_shard(sh, n_planes: int = NUM_PLANES):
+    """The positions of a label shard (``tools.label``) with their teacher
+    targets turned to the side to move: (Positions-style arrays X, y, game,
+    z, move_no, pi or None, TeacherTargets).  ``pi`` is the source's own
+    visit row of the position when the source had visits (self-play)."""
+    size = int(sh["size"])
+    nn_ = size * size
+    moves = sh["moves"].astype(np.int64)
+    offsets = sh["offsets"].astype(np.int64)
+    is_label = sh["is_label"].astype(bool)
+    seeds = sh["seeds"].astype(np.int64)
+    scores = sh["scores"].astype(np.float64) if "scores" in sh else np.zeros(len(offsets) - 1)
+    pg, pt = sh["pos_game"].astype(np.int64), sh["pos_turn"].astype(np.int64)
+    N = len(pg)
+    label_row = np.cumsum(is_label) - 1          # the visits row of each labelled move
+    has_visits = "visits" in sh
+    X = np.zeros((N, n_planes, size, size), np.uint8)
+    y = np.empty(N, np.int64)
+    z = np.zeros(N, np.int8)
+    pi = np.zeros((N, nn_ + 1), np.float16) if has_visits else None
+    buf = np.empty((1, n_planes, size, size), np.float32)
+    order = np.lexsort((pt, pg))
+    board, cur_g, cur_t = None, -1, 0
+    for k in order:
+        g, t = int(pg[k]), int(pt[k])
+        a, b = int(offsets[g]), int(offsets[g + 1])
+        if g != cur_g or t < cur_t:
+            board, cur_g, cur_t = Board(size, superko=False), g, 0
+        while cur_t < t:
+            board.play(int(moves[a + cur_t]))
+            cur_t += 1
+        planes(board, out=buf[0], n_planes=n_planes)
+        X[k] = buf[0]
+        y[k] = moves[a + t] if a + t < b else nn_
+        black_won = int(np.sign(scores[g])) if np.isfinite(scores[g]) else 0
+        z[k] = black_won if t % 2 == 0 else -black_won
+        if has_visits:
+            if a + t < b and is_label[a + t]:
+                pi[k] = sh["visits"][label_row[a + t]]
+            else:
+                pi[k, y[k]] = 1
+    sign = np.where(pt % 2 == 0, 1.0, -1.0).astype(np.float32)
+    wr = sh["t_winrate"].astype(np.float32)
+    tt = TeacherTargets(policy=sh["t_policy"].astype(np.float16),
+                        value=np.where(sign > 0, wr, 1.0 - wr).astype(np.float32),
+                        lead=(sign * sh["t_lead"].astype(np.float32)).astype(np.float32),
+                        own=(sh["t_own"].astype(np.int16) * sign[:, None].astype(np.int16)).astype(np.int8))
+    return X, y, seeds[pg], z, pt.astype(np.int16), pi, tt
+
+
+def load_teacher(dirs, size: int | None = None, n_planes: int = NUM_PLANES, log=None):
+    """Every position of the label shards in ``dirs`` (``tools.label``):
+    (Positions, TeacherTargets); ``Positions.pi`` holds the engine's visit
+    rows where the source had them (one-hot of the move played elsewhere).
+    A shard that does not read is named through ``log`` and skipped."""
+    shards = list_shards(dirs)
+    if not shards:
+        raise FileNotFoundError(f"no label shards (*.npz) in {dirs!r}")
+    if log is None:
+        def log(msg):
+            print(msg, file=sys.stderr, flush=True)
+    parts, used, bad = [], [], []
+    for s in shards:
+        try:
+            sh = load_shard(s)
+            for key in ("pos_game", "pos_turn", "t_policy", "t_winrate", "t_lead", "t_own"):
+                if key not in sh:
+                    raise ValueError(f"not a label shard (no {key})")
+            if size is None:
+                size = int(sh["size"])
+            if int(sh["size"]) != size:
+                raise ValueError(f"board size {int(sh['size'])}, expected {size}")
+            parts.append(replay_label_shard(sh, n_planes))
+            used.append(s)
+        except Exception as e:
+            log(f"skipping label shard {s}: {type(e).__name__}: {e}")
+            bad.append(s)
+    if not parts:
+        raise FileNotFoundError(f"no label shard of {dirs!r} reads")
+    cat = np.concatenate
+    M = size * size + 1
+    pis = []
+    for p in parts:
+        if p[5] is not None:
+            pis.append(p[5])
+        else:
+            oh = np.zeros((len(p[1]), M), np.float16)
+            oh[np.arange(len(p[1])), p[1]] = 1
+            pis.append(oh)
+    game = cat([p[2] for p in parts])
+    pos = Positions(cat([p[0] for p in parts]), cat([p[1] for p in parts]), game, size, [0],
+                    int(len(np.unique(game))), used, 0, cat([p[3] for p in parts]),
+                    cat([p[4] for p in parts]), cat(pis), bad)
+    tt = TeacherTargets(*(cat([getattr(p[6], f) for p in parts]) for f in ("policy", "value", "lead", "own")))
+    return pos, tt
+
+
 def split_by_game(game: np.ndarray, val_fraction: float, salt: int = 0) -> np.ndarray:
     """Boolean mask, True for positions of validation games.  A game is in
     validation iff a hash of its id falls below ``val_fraction``: stable

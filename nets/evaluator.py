@@ -88,6 +88,9 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
             raise WeightsError(f"{where}: conv{k}.weight has shape {tuple(w.shape)}, "
                                f"inconsistent with conv{k - 1} ({widths[k - 2]} filters)")
     value_head = "value_conv.weight" in sd
+    aux = "own_conv.weight" in sd
+    if aux and ("score_fc.weight" not in sd or not value_head):
+        raise WeightsError(f"{where}: an ownership head without the score and value heads")
     if conv_heads:
         if size is None:
             raise WeightsError(f"{where}: a fully convolutional net needs its board size "
@@ -97,7 +100,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
                                f"{tuple(sd['policy_conv.weight'].shape)}, expected (1, {widths[-1]}, 1, 1)")
         try:
             return ModelConfig(board_size=size, in_planes=in_planes, widths=widths, kernels=kernels,
-                               value_head=value_head, policy_head="conv")
+                               value_head=value_head, policy_head="conv", aux_heads=aux)
         except ValueError as e:
             raise WeightsError(f"{where}: {e}") from None
     n_moves, fc_in = (int(s) for s in sd["fc.weight"].shape)
@@ -107,7 +110,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
                            f"board size (expected (n*n+1, {widths[-1]}*n*n))")
     try:
         return ModelConfig(board_size=n, in_planes=in_planes, widths=widths, kernels=kernels,
-                           value_head=value_head)
+                           value_head=value_head, aux_heads=aux)
     except ValueError as e:
         raise WeightsError(f"{where}: {e}") from None
 
@@ -136,13 +139,18 @@ def check_metadata(path: str, cfg) -> None:
     except (OSError, ValueError) as e:
         raise WeightsError(f"{meta}: unreadable metadata ({e})") from None
     planes = int(mc.get("in_planes", cfg.in_planes))
-    heads = ["policy", "value"] if mc.get("value_head", False) else ["policy"]
+    heads = (["policy", "value"] if mc.get("value_head", False) else ["policy"]) + (
+        ["score", "ownership"] if mc.get("aux_heads", False) else [])
     if planes != cfg.in_planes:
         raise WeightsError(f"{path}: the weights take {cfg.in_planes} input planes, "
                            f"{os.path.basename(meta)} says {planes}")
     if heads != cfg.heads:
         raise WeightsError(f"{path}: the weights have heads {cfg.heads}, "
                            f"{os.path.basename(meta)} says {heads}")
+    msize = mc.get("board_size")
+    if cfg.policy_head == "fc" and msize is not None and int(msize) != cfg.board_size:
+        raise WeightsError(f"{path}: the weights are for {cfg.board_size}x{cfg.board_size}, "
+                           f"{os.path.basename(meta)} says {msize}x{msize}")
 
 
 def resolve_device(device: str) -> str:
@@ -203,6 +211,7 @@ class Evaluator:
         self.hits = self.misses = 0
         n = self.board_size
         self.has_value = bool(self.config.value_head)
+        self.has_aux = bool(getattr(self.config, "aux_heads", False))
         self._nplanes = self.config.in_planes
         self._buf = np.empty((64, self._nplanes, n, n), np.float32)
 
@@ -361,6 +370,28 @@ class Evaluator:
         np.exp(z, out=z)
         z /= z.sum(axis=1, keepdims=True)
         return z.astype(np.float32, copy=False), feats, values
+
+    def evaluate_aux(self, boards):
+        """(values, score leads, ownership) of each board for its side to
+        move, from the score and ownership heads: float32 (B,), (B,) in
+        points, komi included, and (B, n*n) in -1..1 by flat point.  Not
+        cached (analysis asks it a few boards a query); ValueError for a net
+        without those heads."""
+        from board_ext.features import planes_batch
+        if not self.has_aux:
+            raise ValueError(f"{self.name}: the net has no score and ownership heads (heads {self.config.heads})")
+        torch = self._torch
+        boards = list(boards)
+        B, n = len(boards), self.board_size
+        if B == 0:
+            return np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros((0, n * n), np.float32)
+        x = planes_batch(boards, out=np.empty((B, self._nplanes, n, n), np.float32), n_planes=self._nplanes)[:B]
+        xt = torch.from_numpy(x).to(self.device)
+        with self._run_lock, torch.inference_mode(), self._autocast():
+            _, v, score, own, _ = self.model.forward_heads(xt)
+            return (torch.sigmoid(v.float()).cpu().numpy().astype(np.float32),
+                    score.float().cpu().numpy().astype(np.float32),
+                    own.float().reshape(B, n * n).cpu().numpy().astype(np.float32))
 
     def evaluate_one(self, board, want_features: bool = False):
         """(priors (n*n+1,), features (32*n*n,) or None) of one board."""

@@ -52,6 +52,7 @@ CS_WIDTHS = (64, 64, 64, 48, 48, 32, 32)
 CS_KERNELS = (7, 5, 5, 5, 5, 5, 5)
 VALUE_HIDDEN = 64
 VALUE_PLANES = 32       # policy_head = "conv": the value's 1x1 features, averaged over the board
+SCORE_SCALE = 20.0      # the score head's output times this is the lead in points
 
 
 @dataclass(frozen=True)
@@ -63,6 +64,7 @@ class ModelConfig:
     kernels: tuple = CS_KERNELS
     value_head: bool = False
     policy_head: str = "fc"      # "fc" (Clark-Storkey) or "conv": every board size with the same weights
+    aux_heads: bool = False      # score and ownership heads (KataGo's auxiliary targets); needs the value head
 
     def __post_init__(self):
         object.__setattr__(self, "widths", tuple(int(w) for w in self.widths))
@@ -77,6 +79,9 @@ class ModelConfig:
         if self.in_planes not in PLANE_COUNTS:
             raise ValueError(f"in_planes must be one of {PLANE_COUNTS}, got {self.in_planes}")
         object.__setattr__(self, "value_head", bool(self.value_head))
+        object.__setattr__(self, "aux_heads", bool(self.aux_heads))
+        if self.aux_heads and not self.value_head:
+            raise ValueError("aux_heads (score, ownership) need value_head")
         if self.policy_head not in ("fc", "conv"):
             raise ValueError(f"policy_head must be fc or conv, got {self.policy_head!r}")
 
@@ -91,11 +96,14 @@ class ModelConfig:
             base += "-v"
         if self.policy_head == "conv":
             base += "-conv"
+        if self.aux_heads:
+            base += "-so"
         return base
 
     @property
     def heads(self) -> list:
-        return ["policy", "value"] if self.value_head else ["policy"]
+        return (["policy", "value"] if self.value_head else ["policy"]) + (
+            ["score", "ownership"] if self.aux_heads else [])
 
     @property
     def n_moves(self) -> int:
@@ -109,7 +117,8 @@ class ModelConfig:
     def to_dict(self) -> dict:
         return {"board_size": self.board_size, "in_planes": self.in_planes,
                 "widths": list(self.widths), "kernels": list(self.kernels),
-                "value_head": self.value_head, "policy_head": self.policy_head}
+                "value_head": self.value_head, "policy_head": self.policy_head,
+                **({"aux_heads": True} if self.aux_heads else {})}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelConfig":
@@ -169,6 +178,11 @@ class PolicyNet(nn.Module):
                 self.value_conv = nn.Conv2d(w, 2, 1)
                 self.value_fc1 = nn.Linear(2 * n * n, VALUE_HIDDEN)
             self.value_fc2 = nn.Linear(VALUE_HIDDEN, 1)
+        if config.aux_heads:
+            # KataGo's auxiliary targets: the score lead (from the value's
+            # hidden layer) and each point's final owner (a 1x1 convolution)
+            self.score_fc = nn.Linear(VALUE_HIDDEN, 1)
+            self.own_conv = nn.Conv2d(w, 1, 1)
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -188,6 +202,11 @@ class PolicyNet(nn.Module):
                 nn.init.zeros_(layer.bias)
             nn.init.normal_(self.value_fc2.weight, std=(1.0 / VALUE_HIDDEN) ** 0.5)
             nn.init.zeros_(self.value_fc2.bias)
+        if self.config.aux_heads:
+            nn.init.normal_(self.score_fc.weight, std=(1.0 / VALUE_HIDDEN) ** 0.5)
+            nn.init.zeros_(self.score_fc.bias)
+            nn.init.normal_(self.own_conv.weight, std=(1.0 / self.config.widths[-1]) ** 0.5)
+            nn.init.zeros_(self.own_conv.bias)
 
     @property
     def convs(self) -> list:
@@ -219,12 +238,30 @@ class PolicyNet(nn.Module):
         f = self.features(x)
         return self.head(f), f
 
-    def value_logit(self, feats: torch.Tensor) -> torch.Tensor:
-        """(B,) logit of the side to move winning, from Conv7 activations."""
+    def _value_hidden(self, feats: torch.Tensor) -> torch.Tensor:
         v = F.relu(self.value_conv(feats))
         v = v.mean(dim=(2, 3)) if self.conv_heads else torch.flatten(v, 1)
-        v = F.relu(self.value_fc1(v))
-        return self.value_fc2(v).squeeze(1)
+        return F.relu(self.value_fc1(v))
+
+    def value_logit(self, feats: torch.Tensor) -> torch.Tensor:
+        """(B,) logit of the side to move winning, from Conv7 activations."""
+        return self.value_fc2(self._value_hidden(feats)).squeeze(1)
+
+    def forward_heads(self, x: torch.Tensor):
+        """(move logits, value logit, score lead in points, ownership (B, n, n)
+        in -1..1, conv7 activations), all for the side to move; score and
+        ownership are None without ``aux_heads``."""
+        f = self.features(x)
+        logits = self.head(f)
+        if not self.config.value_head:
+            return logits, None, None, None, f
+        h = self._value_hidden(f)
+        v = self.value_fc2(h).squeeze(1)
+        if not self.config.aux_heads:
+            return logits, v, None, None, f
+        score = self.score_fc(h).squeeze(1) * SCORE_SCALE
+        own = torch.tanh(self.own_conv(f).squeeze(1))
+        return logits, v, score, own, f
 
     def forward_all(self, x: torch.Tensor):
         """(move logits, value logit or None, conv7 activations) in one pass."""

@@ -1,0 +1,96 @@
+"""The third-round net: score and ownership heads, trained on a teacher's
+label shards (tools.label), read back by the evaluator."""
+import json
+import os
+
+import numpy as np
+import pytest
+import torch
+
+from board_ext.board import Board
+from nets import data as D
+from nets.evaluator import Evaluator, WeightsError
+from nets.model import ModelConfig, PolicyNet
+from tests.test_label import fake_teacher, write_source
+from tools import label
+
+N = 9
+
+
+@pytest.fixture
+def label_dir(tmp_path):
+    """Label shards of four sources (eight short games), made by the fake
+    teacher (uniform policy, win rate 1/2, lead +1 for Black, ownership 0)."""
+    src, out = tmp_path / "src", tmp_path / "lab"
+    games = [[40, 30, 50, 32, 22, 48, 60, 20], [20, 60, 24, 56, 50, 30, 81, 81]]
+    for i in range(4):
+        write_source(str(src), games=games, name=f"SP_{i + 1:05d}.npz")
+    assert label.main(["--teacher", fake_teacher(tmp_path, "ok"), "--in", str(src), "--out", str(out),
+                       "--chunk-files", "1", "--timeout", "20"]) == 0
+    return out
+
+
+def test_teacher_targets_turn_to_the_side_to_move(label_dir):
+    pos, tt = D.load_teacher(str(label_dir))
+    assert len(pos) == 4 * 16 and tt.policy.shape == (64, 82)
+    white = pos.move_no % 2 == 1
+    assert np.allclose(tt.lead[~white], 1.0) and np.allclose(tt.lead[white], -1.0)
+    assert np.allclose(tt.value, 0.5)
+    # the engine's own visit rows come along as pi (one-hot rows in the fixture)
+    assert np.all(pos.pi.astype(np.float32).argmax(1) == pos.y)
+    # the planes are the replayed position: the colour plane says who moves
+    b = Board(N)
+    for m in [20, 60, 24]:
+        b.play(m)
+    k = int(np.nonzero((pos.move_no == 3) & (pos.y == 56))[0][0])
+    from board_ext.features import planes
+    want = planes(b)
+    assert np.array_equal(pos.X[k], want.astype(np.uint8))
+
+
+def test_training_with_aux_heads_writes_weights_the_evaluator_reads(label_dir, tmp_path):
+    from nets.train import load_config, train
+    cfg = load_config(None, [f"data_dirs=[]", f"teacher_dirs=['{label_dir}']", "aux_heads=true",
+                             "name='t9'", f"weights_dir='{tmp_path / 'w'}'", f"checkpoint_dir='{tmp_path / 'ck'}'",
+                             "epochs=3", "batch_size=8", "val_fraction=0.3", "widths=[8,8,8,8,8,8,8]",
+                             "kernels=[3,3,3,3,3,3,3]", "warmup_steps=1", "precision='fp32'", "lr=0.01"])
+    prov = train(cfg, log=lambda m: None)
+    assert prov["heads"] == ["policy", "value", "score", "ownership"]
+    tv = prov["accuracy"]["teacher_val"]
+    assert tv["positions"] > 0 and 0 <= tv["policy_top1_vs_teacher"] <= 1
+    assert tv["score_mae"] >= 0 and 0 <= tv["ownership_mae"] <= 2
+    ev = Evaluator.load(str(tmp_path / "w" / "t9.pt"))
+    assert ev.has_aux and ev.config.aux_heads
+    b = Board(N)
+    v, s, own = ev.evaluate_aux([b, b])
+    assert v.shape == (2,) and s.shape == (2,) and own.shape == (2, 81)
+    assert np.all(np.abs(own) <= 1) and np.allclose(s[0], s[1])
+    # the score head learned the teacher's +1 for Black / -1 for White, roughly
+    b2 = Board(N)
+    b2.play(40)
+    _, s2, _ = ev.evaluate_aux([b2])
+    assert abs(s[0] - 1.0) < 3 and abs(s2[0] + 1.0) < 3
+
+
+def test_aux_heads_need_the_value_head_and_metadata_must_agree(tmp_path):
+    with pytest.raises(ValueError, match="aux_heads"):
+        ModelConfig.tiny(N, aux_heads=True)
+    cfg = ModelConfig.tiny(N, value_head=True, aux_heads=True)
+    m = PolicyNet(cfg)
+    w = tmp_path / "a.pt"
+    torch.save({k: v.half() for k, v in m.state_dict().items()}, w)
+    assert Evaluator.load(str(w)).has_aux
+    (tmp_path / "a.json").write_text(json.dumps({"model_config": {**cfg.to_dict(), "aux_heads": False}}))
+    with pytest.raises(WeightsError, match=r"a\.pt: the weights have heads \['policy', 'value', 'score', 'ownership'\]"):
+        Evaluator.load(str(w))
+    (tmp_path / "a.json").write_text(json.dumps({"model_config": {**cfg.to_dict(), "board_size": 13}}))
+    with pytest.raises(WeightsError, match="13x13"):
+        Evaluator.load(str(w))
+    os.remove(tmp_path / "a.json")
+    sd = {k: v.half() for k, v in m.state_dict().items() if not k.startswith("score_fc")}
+    torch.save(sd, w)
+    with pytest.raises(WeightsError, match="ownership head without the score"):
+        Evaluator.load(str(w))
+    plain = Evaluator(PolicyNet(ModelConfig.tiny(N, value_head=True)))
+    with pytest.raises(ValueError, match="no score and ownership heads"):
+        plain.evaluate_aux([Board(N)])
