@@ -1,5 +1,12 @@
 """Score lead and ownership for analysis rows (KataGo's kata-analyze
-fields): the engine's work, so that GTP only formats.  A move's lead is the
+fields): the engine's work, so that GTP only formats.
+
+With a net that has score and ownership heads (``player.score_source =
+net``, the default) both come from the net, as KataGo's do: a candidate's
+lead is the score head's for the position after it, the root's lead is its
+best candidate's (so the engine's own choice loses no points), and the
+ownership is the head's for the analysed position; the same position
+always gives the same figures.  Otherwise, from playouts: a move's lead is the
 mean final score of the search's own simulations through it (as KataGo's
 scoreMean is the search's), so lead and win rate come from the same
 evidence; where the search has none for a visited move (visits kept from an
@@ -37,8 +44,36 @@ class ScoredRows:
         self.board = player.game.board.copy()      # the analysed position (genmove plays on)
         self._root = None
         self._moves = {}
+        self._net = player.net_scorer()
+
+    def _net_after(self, moves):
+        """The score head's lead (``color``'s view) after each of ``moves``;
+        pass included, illegal moves left out."""
+        want = [m for m in moves if m not in self._moves]
+        boards, ok = [], []
+        for m in want:
+            b = self.board.copy()
+            b.to_move = self.color
+            b.superko = False
+            try:
+                b.play(m, self.color)
+            except Exception:
+                continue
+            boards.append(b)
+            ok.append(m)
+        if boards:
+            _, lead, _ = self._net.evaluate_aux(boards)
+            for m, v in zip(ok, lead):
+                self._moves[m] = (-float(v), 0.0)      # the opponent moves next: its lead, negated
+        return {m: self._moves[m][0] for m in moves if m in self._moves}
 
     def root(self):
+        if self._root is None and self._net is not None:
+            b = self.board.copy()
+            b.to_move = self.color
+            _, lead, own = self._net.evaluate_aux([b])
+            # the heads speak for the side to move, here ``color``
+            self._root = ([float(v) for v in own[0]], float(lead[0]), 0.0)
         if self._root is None:
             own, mean, sd = self.player.score_stats(self.color, board=self.board)
             self._root = ([self.sign * v for v in own], self.sign * mean, sd)
@@ -69,6 +104,8 @@ class ScoredRows:
         call; the others, and the rows with no visits, the root's), and
         ``ownership`` is the root's, flat points, from ``color``'s view."""
         out = Rows(rows)
+        if self._net is not None:
+            return self._annotate_net(out)
         fresh = 0
         root = self.root()
         s = self.player.search_built
@@ -89,4 +126,15 @@ class ScoredRows:
             r["scoreLead"], r["scoreStdev"] = lead, sd
         out.ownership = root[0]
         out.root_lead = root_lead
+        return out
+
+    def _annotate_net(self, out):
+        root = self.root()
+        leads = self._net_after([r["move"] for r in out])
+        for r in out:
+            r["scoreLead"] = leads.get(r["move"], root[1])
+            r["scoreStdev"] = r.get("score_sd", 0.0) if r.get("score_n", 0) > 0 else 0.0
+        shown = [r for r in out if r.get("visits", 0) > 0]
+        out.ownership = root[0]
+        out.root_lead = shown[0]["scoreLead"] if shown else root[1]
         return out

@@ -264,6 +264,24 @@ class Player(PlayerOptions):
         p, _, v = ev.evaluate_all([self.game.board.copy()])
         return p[0], (None if v is None else float(v[0]))
 
+    _told_no_heads = False
+
+    def net_scorer(self):
+        """The evaluator whose score and ownership heads analysis reads
+        (``player.score_source = net``), or None: playouts then.  A net
+        without those heads is said once on stderr."""
+        if self.cfg.player.score_source != "net":
+            return None
+        ev = self.evaluator()
+        if ev is not None and getattr(ev, "has_aux", False):
+            return ev
+        if not Player._told_no_heads:
+            Player._told_no_heads = True
+            why = "no net" if ev is None else f"the net {getattr(ev, 'name', '?')} has no score and ownership heads"
+            print(f"gomcts: {self.size}x{self.size}: {why}; score leads and ownership come from playouts",
+                  file=sys.stderr, flush=True)
+        return None
+
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's
         clear_cache): the next search starts afresh."""

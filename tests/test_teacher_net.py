@@ -94,3 +94,70 @@ def test_aux_heads_need_the_value_head_and_metadata_must_agree(tmp_path):
     plain = Evaluator(PolicyNet(ModelConfig.tiny(N, value_head=True)))
     with pytest.raises(ValueError, match="no score and ownership heads"):
         plain.evaluate_aux([Board(N)])
+
+
+def aux_weights(tmp_path, seed=3):
+    torch.manual_seed(seed)
+    m = PolicyNet(ModelConfig.tiny(N, value_head=True, aux_heads=True))
+    with torch.no_grad():
+        m.score_fc.bias.fill_(0.2)          # a lead of a few points for the side to move
+    w = tmp_path / "aux.pt"
+    torch.save({k: v.half() for k, v in m.state_dict().items()}, w)
+    return str(w)
+
+
+def analyse(lines, sets):
+    import io
+    from engine.config import load
+    from engine.gtp.analysis_json import AnalysisServer
+    from tests.conftest import SMALL
+    out = io.StringIO()
+    srv = AnalysisServer(load(None, SMALL + ["player.score_playouts=16", "player.move_score_playouts=8"] + sets),
+                         out=out)
+    srv.serve(io.StringIO("".join(json.dumps(x) + "\n" for x in lines)))
+    return [json.loads(ln) for ln in out.getvalue().splitlines()]
+
+
+def test_analysis_reads_score_and_ownership_from_the_heads(tmp_path):
+    """Same query, same figures; the best move loses no points; Black's
+    view with either side to move; the heads' numbers, not playouts'."""
+    w = aux_weights(tmp_path)
+    q = {"moves": [["B", "E5"], ["W", "C3"], ["B", "G7"]], "rules": "chinese", "komi": 7,
+         "boardXSize": 9, "analyzeTurns": [2, 3], "maxVisits": 40, "includeOwnership": True}
+    got = analyse([dict(q, id="a"), dict(q, id="b")],
+                  ["prior.evaluator=net", f"net.weights={w}", "search.seed=0"])
+    by = {(r["id"], r["turnNumber"]): r for r in got}
+    ev = Evaluator.load(w)
+    for t in (2, 3):
+        a, b = by[("a", t)], by[("b", t)]
+        assert a["rootInfo"]["scoreLead"] == a["moveInfos"][0]["scoreLead"]
+        assert a["ownership"] == b["ownership"]
+        lead_a = {i["move"]: i["scoreLead"] for i in a["moveInfos"]}
+        lead_b = {i["move"]: i["scoreLead"] for i in b["moveInfos"]}
+        assert all(lead_a[m] == lead_b[m] for m in lead_a.keys() & lead_b.keys())
+        board = Board(N)
+        for _, v in q["moves"][:t]:
+            from engine import coords
+            board.play(coords.from_gtp(v, N))
+        _, lead, own = ev.evaluate_aux([board])
+        black = 1.0 if t % 2 == 0 else -1.0
+        flat = [own[0][(N - 1 - i // N) * N + i % N] for i in range(N * N)]   # the protocol's rows
+        assert np.allclose(a["ownership"], black * np.asarray(flat), atol=1e-5)
+        best = a["moveInfos"][0]["move"]
+        after = board.copy()
+        after.play(coords.from_gtp(best, N))
+        _, lead2, _ = ev.evaluate_aux([after])
+        assert a["moveInfos"][0]["scoreLead"] == pytest.approx(-black * float(lead2[0]), abs=1e-4)
+
+
+def test_a_net_without_the_heads_falls_back_to_playouts_and_says_so_once(capsys):
+    from engine.config import load
+    from engine.player import Player
+    from tests.conftest import SMALL
+    Player._told_no_heads = False
+    p = Player(load(None, SMALL + ["prior.evaluator=net"]))
+    p.new_game(N, 7.0)
+    assert not p.evaluator().has_aux
+    assert p.net_scorer() is None and p.net_scorer() is None
+    err = capsys.readouterr().err
+    assert err.count("has no score and ownership heads; score leads and ownership come from playouts") == 1
