@@ -61,9 +61,7 @@ class PlayerOptions:
         self.cfg = new
         table = key.split(".", 1)[0]
         if table == "time":
-            for k in ("main_fraction", "safety_margin", "min_seconds", "game_length", "min_moves_left",
-                      "extend"):
-                setattr(self.tc, k, getattr(new.time, k))
+            self.tc.apply(new.time)
         elif key == "player.ponder":
             self.ponder = new.player.ponder
         elif key == "pool.pool_size" and self._search is not None:

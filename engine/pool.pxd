@@ -90,6 +90,7 @@ cdef class NodePool:
     cdef float* priors
     cdef int prior_rows, prior_used, prior_alloc   # most rows, rows in use, rows allocated
     cdef int nn
+    cdef int node_bytes           # bytes a node: the sum over the per-node arrays
     # pending leaves of a batch (virtual loss)
     cdef int32_t* pend_path       # [batch][MAXDEPTH]
     cdef int* pend_len
@@ -115,6 +116,7 @@ cdef class NodePool:
     cdef int32_t* req_seq         # threads: slot i holds request h when req_seq[i] == h + 1
     cdef int alloc_lock           # spin lock of _alloc_many
     # -- node store (see pool.pyx)
+    cdef void* _node_array(self, size_t elem)
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
     cdef void _init_node(self, int n, int par, int m) noexcept nogil

@@ -11,9 +11,12 @@ and is searched lives elsewhere, as Pachi splits ``uct/tree.c`` from
 ``engine/tree_policy.pxd``), one simulation in ``engine/walk.pyx``, whose
 ``Tree`` is the class the search uses.
 
-Bytes per node: 63 (move 2, n_untried 2, parent/first_child/next_sibling 12,
+Bytes per node: 67 (move 2, n_untried 2, parent/first_child/next_sibling 12,
 lru_prev/lru_next 8, prior_slot 4, N/W 8, N0/W0 8, P 2, aN/aW 8, NM/VM 8,
-flags 1), ``BYTES_PER_NODE``.  The paper's C++ nodes are 48 to 56 bytes.
+VB 4, flags 1), ``BYTES_PER_NODE``: the sum the pool's own per-node
+allocations count (``_node_array``), so it cannot drift from them.  The
+paper's C++ nodes are 48 to 56 bytes; ours also carry the RAVE (aN/aW), the
+memory's (NM/VM) and the value head's (VB) statistics.
 
 Tree layout.  Left-child right-sibling, one node per move (the paper's
 Figure 1).  Values: ``W[n] / N[n]`` is the mean reward, in [0, 1], of the
@@ -40,7 +43,6 @@ cnp.import_array()
 
 FULL_POLICIES = {"stop": FULL_STOP, "stunt": FULL_STUNT, "ensemble": FULL_ENSEMBLE,
                  "flatten": FULL_FLATTEN, "recycle": FULL_RECYCLE, "fuego_gc": FULL_FUEGO_GC}
-BYTES_PER_NODE = 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 2 + 2 + 4 * 2 + 4 * 2 + 4 * 2 + 1
 
 
 
@@ -91,25 +93,25 @@ cdef class NodePool:
         self.rollout_ctx = NULL
         self.descent_cb = NULL
         self.descent_ctx = NULL
-        self.move = <int16_t*>malloc(capacity * sizeof(int16_t))
-        self.n_untried = <int16_t*>malloc(capacity * sizeof(int16_t))
-        self.parent = <int32_t*>malloc(capacity * sizeof(int32_t))
-        self.first_child = <int32_t*>malloc(capacity * sizeof(int32_t))
-        self.next_sibling = <int32_t*>malloc(capacity * sizeof(int32_t))
-        self.lru_prev = <int32_t*>malloc(capacity * sizeof(int32_t))
-        self.lru_next = <int32_t*>malloc(capacity * sizeof(int32_t))
-        self.prior_slot = <int32_t*>malloc(capacity * sizeof(int32_t))
-        self.N = <float*>malloc(capacity * sizeof(float))
-        self.W = <float*>malloc(capacity * sizeof(float))
-        self.N0 = <float*>malloc(capacity * sizeof(float))
-        self.W0 = <float*>malloc(capacity * sizeof(float))
-        self.P = <uint16_t*>malloc(capacity * sizeof(uint16_t))
-        self.aN = <float*>malloc(capacity * sizeof(float))
-        self.aW = <float*>malloc(capacity * sizeof(float))
-        self.NM = <float*>malloc(capacity * sizeof(float))
-        self.VM = <float*>malloc(capacity * sizeof(float))
-        self.VB = <float*>malloc(capacity * sizeof(float))
-        self.flags = <uint8_t*>malloc(capacity * sizeof(uint8_t))
+        self.move = <int16_t*>self._node_array(sizeof(int16_t))
+        self.n_untried = <int16_t*>self._node_array(sizeof(int16_t))
+        self.parent = <int32_t*>self._node_array(sizeof(int32_t))
+        self.first_child = <int32_t*>self._node_array(sizeof(int32_t))
+        self.next_sibling = <int32_t*>self._node_array(sizeof(int32_t))
+        self.lru_prev = <int32_t*>self._node_array(sizeof(int32_t))
+        self.lru_next = <int32_t*>self._node_array(sizeof(int32_t))
+        self.prior_slot = <int32_t*>self._node_array(sizeof(int32_t))
+        self.N = <float*>self._node_array(sizeof(float))
+        self.W = <float*>self._node_array(sizeof(float))
+        self.N0 = <float*>self._node_array(sizeof(float))
+        self.W0 = <float*>self._node_array(sizeof(float))
+        self.P = <uint16_t*>self._node_array(sizeof(uint16_t))
+        self.aN = <float*>self._node_array(sizeof(float))
+        self.aW = <float*>self._node_array(sizeof(float))
+        self.NM = <float*>self._node_array(sizeof(float))
+        self.VM = <float*>self._node_array(sizeof(float))
+        self.VB = <float*>self._node_array(sizeof(float))
+        self.flags = <uint8_t*>self._node_array(sizeof(uint8_t))
         # no more nodes than the pool holds can have priors in one search;
         # the table grows on demand up to that (set_priors)
         self.prior_rows = max(min(prior_rows, capacity + 1), 1)
@@ -149,6 +151,16 @@ cdef class NodePool:
         self.rng.s = seed * <uint64_t>0x9E3779B97F4A7C15 + 12345
         self.n_pend = 0
         self._reset_pool()
+
+    cdef void* _node_array(self, size_t elem):
+        """One per-node array of ``capacity`` elements of ``elem`` bytes;
+        counted in ``node_bytes`` (BYTES_PER_NODE)."""
+        self.node_bytes += <int>elem
+        return malloc(<size_t>self.capacity * elem)
+
+    @property
+    def bytes_per_node(self):
+        return self.node_bytes
 
     def __dealloc__(self):
         free(self.move); free(self.n_untried); free(self.parent); free(self.first_child)
@@ -581,7 +593,7 @@ cdef class NodePool:
         return {"capacity": self.capacity, "used": self.n_used, "recycled": self.recycled,
                 "expansions": self.expansions, "sims": self.sims, "rollout_moves": self.rollout_moves,
                 "policy": [k for k, v in FULL_POLICIES.items() if v == self.full_policy][0],
-                "bytes_per_node": BYTES_PER_NODE, "full": self.n_used >= self.capacity}
+                "bytes_per_node": self.node_bytes, "full": self.n_used >= self.capacity}
 
     def node(self, int n):
         """Statistics of node n as a dict."""
@@ -706,3 +718,6 @@ cdef class NodePool:
             out.append(x)
             x = self.lru_next[x]
         return out
+
+
+BYTES_PER_NODE = NodePool(2, 2).bytes_per_node

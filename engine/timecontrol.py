@@ -79,9 +79,20 @@ class TimeControl:
 
     @classmethod
     def from_config(cls, cfg):
-        t = cfg.time
-        return cls(t.main_fraction, t.safety_margin, t.min_seconds, t.game_length, t.min_moves_left,
-                   t.extend, t.middle_weight, t.fuseki_end, t.yose_start)
+        tc = cls()
+        tc.apply(cfg.time)
+        return tc
+
+    def apply(self, table):
+        """Take every knob of a ``time`` config table (engine.config's
+        TimeConfig): at start and on each ``go-param time.*``; a key of the
+        table this class does not read is a ValueError, so none is accepted
+        and ignored."""
+        import dataclasses
+        for f in dataclasses.fields(table):
+            if not hasattr(self, f.name):
+                raise ValueError(f"time.{f.name}: TimeControl has no such knob")
+            setattr(self, f.name, getattr(table, f.name))
 
     def moves_left(self, moves_played):
         """This player's expected remaining moves: half the expected game

@@ -274,3 +274,22 @@ def test_fischer_clock_adds_the_increment_and_keeps_its_caps():
         t2.spend(B, s)
         used += s
     assert t2.clocks[B].main > 0
+
+
+def test_every_time_key_reaches_the_clock_live():
+    """go-param of any time.* key changes the clock's knob at once (the
+    keys were a hand list, and time.middle_weight was accepted and ignored)."""
+    import dataclasses
+    from engine.config import TimeConfig, load
+    from engine.player import Player
+    from tests.conftest import SMALL
+    p = Player(load(None, SMALL))
+    for f in dataclasses.fields(TimeConfig):
+        v = getattr(p.cfg.time, f.name)
+        new = v + 1 if isinstance(v, int) else (v * 0.75 if v else 0.01)
+        if f.name == "fuseki_end":
+            new = min(new, p.cfg.time.yose_start)
+        p.set_option(f"time.{f.name}", new)
+        assert getattr(p.tc, f.name) == pytest.approx(new), f.name
+    p.set_option("time.middle_weight", 4)
+    assert p.tc.middle_weight == 4.0
