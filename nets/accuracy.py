@@ -8,6 +8,15 @@ sign accuracy against the games' results, by game phase (moves played
 before the position: opening < 20% of the board's points, middle < 50%,
 end).  A fully convolutional net (``policy_head = "conv"``) is read at any
 board size (``--size``).  The figures are printed as a Markdown table.
+
+    python -m nets.accuracy --weights nets/weights/9x9.pt --teacher datasets/teacher/9x9 --val-fraction 0.1
+
+With ``--teacher`` (label shards of ``tools.label``) the net is measured
+against the teacher on the games that a training run with the same
+``val_fraction`` holds out: top-1 agreement with the teacher's best move,
+the value's Brier score against the teacher's win rate and against the
+games' results by phase, and, for a net with score and ownership heads,
+their mean absolute errors.
 """
 import argparse
 import sys
@@ -54,6 +63,28 @@ def evaluate(weights, data, size):
     return out
 
 
+def evaluate_teacher(weights, dirs, val_fraction):
+    """The net against the teacher on the held-out games of ``dirs``."""
+    from nets import data as D
+    from nets.train import PHASES, evaluate_teacher as ev_teacher, join_teacher
+    ev = _evaluator(weights, None)
+    pos, tt = D.load_teacher(dirs, size=ev.board_size, n_planes=ev.config.in_planes, log=lambda m: None)
+    pos, t = join_teacher(None, pos, tt)
+    ids = np.nonzero(D.split_by_game(pos.game, val_fraction))[0] if val_fraction > 0 else np.arange(len(pos))
+    out = ev_teacher(ev.model, pos.X, pos.move_no, t, ids)
+    out["games"] = int(len(np.unique(pos.game[ids])))
+    if ev.has_value:
+        import torch
+        with torch.inference_mode():
+            v = np.concatenate([torch.sigmoid(ev.model.forward_all(torch.from_numpy(pos.X[ids[a:a + 256]]).float())[1])
+                                .numpy() for a in range(0, len(ids), 256)])
+        z, mv = pos.z[ids], pos.move_no[ids]
+        out["value_brier_vs_results_by_phase"] = {
+            f"{a}-{b - 1 if b < 1000 else 'end'}": float(np.mean((v[m] - (z[m] > 0)) ** 2))
+            for a, b in PHASES for m in [((mv >= a) & (mv < b) & (z != 0))] if m.any()}
+    return out
+
+
 def _evaluator(weights, size):
     """The net of ``weights`` at board size ``size`` (None: its own); a
     fully connected net fits its own size only (WeightsError otherwise)."""
@@ -68,9 +99,22 @@ def _evaluator(weights, size):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--weights", required=True)
-    ap.add_argument("--data", required=True, nargs="+")
+    ap.add_argument("--data", nargs="+")
+    ap.add_argument("--teacher", nargs="+", help="label shards (tools.label): agreement with the teacher")
+    ap.add_argument("--val-fraction", type=float, default=0.1,
+                    help="with --teacher: the held-out games, as the training run's val_fraction (0: all)")
     ap.add_argument("--size", type=int, default=None, help="board size (a conv net at another size)")
     args = ap.parse_args(argv)
+    if bool(args.data) == bool(args.teacher):
+        ap.error("give --data or --teacher")
+    if args.teacher:
+        import json
+        r = evaluate_teacher(args.weights, args.teacher, args.val_fraction)
+        print(f"{args.weights} against the teacher on {' '.join(args.teacher)} "
+              f"(held-out games, val_fraction {args.val_fraction}):")
+        print(json.dumps(r, indent=1))
+        print(f"top-1 against the teacher: {100 * r.get('policy_top1_vs_teacher', float('nan')):.1f} %")
+        return 0
     r = evaluate(args.weights, args.data, args.size)
     print(f"{args.weights} on {' '.join(args.data)}: {r['positions']} positions of {r['games']} games")
     print("| top-1 | top-3 |\n|---|---|")

@@ -161,3 +161,17 @@ def test_a_net_without_the_heads_falls_back_to_playouts_and_says_so_once(capsys)
     assert p.net_scorer() is None and p.net_scorer() is None
     err = capsys.readouterr().err
     assert err.count("has no score and ownership heads; score leads and ownership come from playouts") == 1
+
+
+def test_accuracy_against_the_teacher_on_held_out_games(label_dir, tmp_path, capsys):
+    from nets import accuracy
+    w = aux_weights(tmp_path)
+    assert accuracy.main(["--weights", w, "--teacher", str(label_dir), "--val-fraction", "0"]) == 0
+    out = capsys.readouterr().out
+    r = json.loads(out[out.index("{"):out.rindex("}") + 1])
+    assert r["positions"] == 64 and r["games"] == 2
+    assert 0 <= r["policy_top1_vs_teacher"] <= 1 and r["score_mae"] >= 0
+    assert set(r["value_brier_by_phase"]) <= {"0-19", "20-39", "40-59", "60-end"}
+    assert out.strip().splitlines()[-1].startswith("top-1 against the teacher:")
+    with pytest.raises(SystemExit):
+        accuracy.main(["--weights", w])
