@@ -8,6 +8,7 @@ the engine's tables (``engine/config.py``), the trainer's settings
 (``nets/train.py``) and the experiments' (``tools/experiment.py``) stand on
 it.
 """
+import math
 import os
 import tomllib
 from dataclasses import field, fields
@@ -106,6 +107,8 @@ def _coerce_list(name, f, value):
 
 def _check(name, f, value):
     m = f.metadata
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ConfigError(f"{name}: {value!r} is not a finite number")
     if m.get("choices") and value not in m["choices"]:
         raise ConfigError(f"{name}: '{value}' is not one of {', '.join(m['choices'])}")
     if m.get("lo") is not None and value < m["lo"]:

@@ -29,6 +29,8 @@ Player's (search, score stats, net priors).
 from __future__ import annotations
 
 import heapq
+import math
+import re
 import itertools
 import json
 import logging
@@ -43,10 +45,25 @@ log = logging.getLogger("gomcts.analysis_json")
 
 VERSION = "1.13.0"          # the KataGo analysis protocol version we follow
 
-RULES = {"chinese": "chinese", "chinese-ogs": "chinese", "chinese-kgs": "chinese", "aga": "aga",
-         "bga": "aga", "new-zealand": "new_zealand", "new_zealand": "new_zealand", "nz": "new_zealand",
-         "japanese": "japanese", "korean": "japanese", "tromp-taylor": "chinese",
-         "stone-scoring": "chinese"}
+# KataGo's rule names (its parser ignores case, spaces, hyphens and
+# underscores: "new zealand", "stone_scoring"), mapped to what the engine scores
+RULES = {"chinese": "chinese", "chineseogs": "chinese", "chinesekgs": "chinese", "aga": "aga",
+         "bga": "aga", "newzealand": "new_zealand", "nz": "new_zealand", "japanese": "japanese",
+         "korean": "japanese", "tromptaylor": "chinese", "tt": "chinese", "stonescoring": "chinese",
+         "agabutton": "aga", "ancientarea": "chinese", "ancientterritory": "japanese",
+         "goe": "chinese", "ing": "chinese"}
+MAX_VISITS = 10**9
+MAX_KOMI = 150.0           # KataGo's bound
+
+
+def rules_name(rules):
+    """The engine's rules for a query's ``rules`` (a KataGo name in any
+    spelling, or a rules object, scored as area); None when unknown."""
+    if isinstance(rules, dict):
+        return "chinese"
+    if not isinstance(rules, str):
+        return None
+    return RULES.get(re.sub(r"[\s_\-]+", "", rules.lower()))
 
 
 class QueryError(ValueError):
@@ -96,14 +113,29 @@ class AnalysisServer:
 
     # ------------------------------------------------------------ input
     def handle_line(self, line):
-        """Parse one input line: queue its turns, or answer an action."""
+        """Parse one input line: queue its turns, or answer an action.
+        Whatever the line holds, it gets an answer or an error (with its
+        id when one can be read) and the server keeps serving."""
+        try:
+            self._handle_line(line)
+        except Exception as e:          # a bug must not end the session
+            log.exception("line not handled")
+            qid = None
+            try:
+                q = json.loads(line)
+                qid = q.get("id") if isinstance(q, dict) and isinstance(q.get("id"), (str, int, float)) else None
+            except Exception:
+                pass
+            self._error(f"internal error: {type(e).__name__}: {e}", qid)
+
+    def _handle_line(self, line):
         line = line.strip()
         if not line:
             return
         try:
             q = json.loads(line)
-        except ValueError as e:
-            self._error(f"could not parse JSON: {e}")
+        except (ValueError, RecursionError) as e:
+            self._error(f"could not parse JSON: {str(e)[:200]}")
             return
         if not isinstance(q, dict):
             self._error("a query must be a JSON object")
@@ -112,12 +144,19 @@ class AnalysisServer:
         if qid is None:
             self._error("missing field 'id'", field="id")
             return
+        if isinstance(qid, bool) or not isinstance(qid, (str, int, float)) or (
+                isinstance(qid, float) and not math.isfinite(qid)):
+            self._error("id must be a string or a number", field="id")
+            return
         action = q.get("action")
         if action == "query_version":
             self._send({"id": qid, "action": "query_version", "version": VERSION, "git_hash": "gomcts"})
             return
         if action == "terminate":
             target = q.get("terminateId")
+            if target is not None and not isinstance(target, (str, int, float)):
+                self._error("terminateId must be a query's id", qid, "terminateId")
+                return
             with self._cv:
                 self._terminated.add(target)
                 self._heap = [h for h in self._heap if h[2]["id"] != target]
@@ -134,7 +173,7 @@ class AnalysisServer:
         except QueryError as e:
             self._error(str(e), qid, e.field)
             return
-        pri = q.get("priority", 0)
+        pri = int(q.get("priority", 0))
         with self._cv:
             self._terminated.discard(qid)
             for t in turns:
@@ -150,6 +189,8 @@ class AnalysisServer:
         moves = q.get("moves", [])
         if not isinstance(moves, list):
             raise QueryError("moves must be a list of [player, vertex]", "moves")
+        if not isinstance(q.get("initialStones", []) or [], list):
+            raise QueryError("initialStones must be a list of [player, vertex]", "initialStones")
         for key in ("moves", "initialStones"):
             for m in q.get(key, []) or []:
                 if not (isinstance(m, list) and len(m) == 2):
@@ -160,17 +201,24 @@ class AnalysisServer:
                 except ValueError:
                     raise QueryError(f"{key}: bad vertex '{m[1]}'", key) from None
         turns = q.get("analyzeTurns", [len(moves)])
-        if not isinstance(turns, list) or not all(isinstance(t, int) and 0 <= t <= len(moves) for t in turns):
+        if not isinstance(turns, list) or not all(isinstance(t, int) and not isinstance(t, bool)
+                                                  and 0 <= t <= len(moves) for t in turns):
             raise QueryError(f"analyzeTurns must be turn numbers in 0..{len(moves)}", "analyzeTurns")
+        if not turns:
+            raise QueryError("analyzeTurns is empty: no turn to analyse", "analyzeTurns")
         mv = q.get("maxVisits", self.player.cfg.search.playouts)
-        if not isinstance(mv, int) or mv < 1:
-            raise QueryError("maxVisits must be a positive integer", "maxVisits")
+        if not isinstance(mv, int) or isinstance(mv, bool) or not 1 <= mv <= MAX_VISITS:
+            raise QueryError(f"maxVisits must be an integer in 1..{MAX_VISITS}", "maxVisits")
         rules = q.get("rules", "chinese")
-        if isinstance(rules, str) and rules.lower() not in RULES:
+        if rules_name(rules) is None:
             raise QueryError(f"unknown rules '{rules}'", "rules")
         komi = q.get("komi", 7.5)
-        if not isinstance(komi, (int, float)):
-            raise QueryError("komi must be a number", "komi")
+        if not isinstance(komi, (int, float)) or isinstance(komi, bool) or not math.isfinite(komi) \
+                or abs(komi) > MAX_KOMI:
+            raise QueryError(f"komi must be a number in -{MAX_KOMI:g}..{MAX_KOMI:g}", "komi")
+        pri = q.get("priority", 0)
+        if not isinstance(pri, int) or isinstance(pri, bool) or abs(pri) > 2**31:
+            raise QueryError("priority must be an integer", "priority")
         return turns
 
     # ------------------------------------------------------------ work
@@ -190,7 +238,10 @@ class AnalysisServer:
             try:
                 self._send(self.analyse(q, turn))
             except (PlayerError, QueryError) as e:
-                self._error(str(e), q["id"], getattr(e, "field", None))
+                msg = str(e)
+                if msg.startswith("illegal move"):      # KataGo's wording, which KaTrain matches
+                    msg = "Illegal move" + msg[len("illegal move"):]
+                self._error(msg, q["id"], getattr(e, "field", None) or ("moves" if msg.startswith("Illegal") else None))
             except Exception as e:          # a bug must not end the session
                 log.exception("analysis of %s failed", q["id"])
                 self._error(f"internal error: {type(e).__name__}: {e}", q["id"])
@@ -203,7 +254,7 @@ class AnalysisServer:
         p = self.player
         size = q.get("boardXSize", 19)
         rules = q.get("rules", "chinese")
-        p.set_option("player.rules", RULES[rules.lower()] if isinstance(rules, str) else "chinese")
+        p.set_option("player.rules", rules_name(rules))
         p.new_game(size, float(q.get("komi", 7.5)))
         stones = q.get("initialStones") or []
         if stones:
