@@ -44,6 +44,7 @@ class ScoredRows:
         self.board = player.game.board.copy()      # the analysed position (genmove plays on)
         self._root = None
         self._moves = {}
+        self._move_own = {}                        # move -> ownership after it, ``color``'s view
         self._net = player.net_scorer()
 
     def _net_after(self, moves):
@@ -62,9 +63,10 @@ class ScoredRows:
             boards.append(b)
             ok.append(m)
         if boards:
-            _, lead, _ = self._net.evaluate_aux(boards)
-            for m, v in zip(ok, lead):
+            _, lead, own = self._net.evaluate_aux(boards)
+            for m, v, o in zip(ok, lead, own):
                 self._moves[m] = (-float(v), 0.0)      # the opponent moves next: its lead, negated
+                self._move_own[m] = [-float(x) for x in o]
         return {m: self._moves[m][0] for m in moves if m in self._moves}
 
     def root(self):
@@ -78,6 +80,25 @@ class ScoredRows:
             own, mean, sd = self.player.score_stats(self.color, board=self.board)
             self._root = ([self.sign * v for v in own], self.sign * mean, sd)
         return self._root
+
+    def move_ownership(self, m):
+        """The ownership after candidate ``m`` (flat points, ``color``'s
+        view, +1 ``color``'s): the ownership head's, or
+        ``player.move_score_playouts`` playouts'; the root's for a move
+        that cannot be played."""
+        if m in self._move_own:
+            return self._move_own[m]
+        if self._net is not None:
+            self._net_after([m])
+        else:
+            try:
+                own, mean, sd = self.player.score_stats(
+                    self.color, m, self.player.cfg.player.move_score_playouts, board=self.board)
+                self._move_own[m] = [self.sign * v for v in own]
+                self._moves.setdefault(m, (self.sign * mean, sd))
+            except Exception:
+                log.exception("ownership playouts after %s failed", m)
+        return self._move_own.get(m, self.root()[0])
 
     def move(self, m, allow_new=True):
         """(lead, stdev, computed now) for candidate ``m``."""

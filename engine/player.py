@@ -737,6 +737,7 @@ class Player(PlayerOptions):
 
         def wrapped(rows):
             on_info(sc.annotate(rows, avoid))
+        wrapped.scored = sc
         return wrapped
 
     def _avoid(self, s, avoid):

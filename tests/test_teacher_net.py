@@ -175,3 +175,26 @@ def test_accuracy_against_the_teacher_on_held_out_games(label_dir, tmp_path, cap
     assert out.strip().splitlines()[-1].startswith("top-1 against the teacher:")
     with pytest.raises(SystemExit):
         accuracy.main(["--weights", w])
+
+
+def test_moves_ownership_for_every_candidate(tmp_path):
+    """includeMovesOwnership: each candidate carries the ownership after it
+    (the head's with a net that has one, playouts' without), Black's view."""
+    w = aux_weights(tmp_path)
+    q = {"id": "m", "moves": [["B", "E5"]], "boardXSize": 9, "maxVisits": 30, "includeOwnership": True,
+         "includeMovesOwnership": True}
+    ev = Evaluator.load(w)
+    r = analyse([q], ["prior.evaluator=net", f"net.weights={w}"])[0]
+    from engine import coords
+    for info in r["moveInfos"]:
+        own = info["ownership"]
+        assert len(own) == 81 and all(-1 <= v <= 1 for v in own)
+        b = Board(N)
+        b.play(40)
+        b.play(coords.from_gtp(info["move"], N))        # White's candidate; Black to move after it
+        _, _, o = ev.evaluate_aux([b])
+        flat = [o[0][(N - 1 - i // N) * N + i % N] for i in range(N * N)]
+        assert np.allclose(own, flat, atol=1e-5)         # Black to move: the head's view is Black's
+    r2 = analyse([dict(q, id="p")], ["prior.evaluator=expert"])[0]
+    assert r2["moveInfos"] and all(len(i["ownership"]) == 81 for i in r2["moveInfos"])
+    assert any(any(v != 0 for v in i["ownership"]) for i in r2["moveInfos"])

@@ -273,6 +273,7 @@ class AnalysisServer:
         scored = p.scored_rows(to_move, rows.append)
         scored(p.search().analysis())
         an = rows[-1]
+        sc = scored.scored        # the ScoredRows: per-move ownership on request
         infos = []
         for order, r in enumerate(x for x in an if x.get("visits", 0) > 0):
             wr = r["winrate"] if to_move == BLACK else 1.0 - r["winrate"]
@@ -288,9 +289,14 @@ class AnalysisServer:
                             "winrate": best["winrate"] if best else 0.5,
                             "scoreLead": sign * an.root_lead, "utility": 2 * (best["winrate"] if best else 0.5) - 1,
                             "currentPlayer": "B" if to_move == BLACK else "W"}}
+        def rows_from_top(own):
+            own = [sign * v for v in own]       # Black's view
+            return [own[yy * size + xx] for yy in range(size - 1, -1, -1) for xx in range(size)]
         if q.get("includeOwnership"):
-            own = [sign * v for v in an.ownership]       # Black's view
-            out["ownership"] = [own[yy * size + xx] for yy in range(size - 1, -1, -1) for xx in range(size)]
+            out["ownership"] = rows_from_top(an.ownership)
+        if q.get("includeMovesOwnership"):
+            for i, r in zip(infos, (x for x in an if x.get("visits", 0) > 0)):
+                i["ownership"] = rows_from_top(sc.move_ownership(r["move"]))
         if q.get("includePolicy"):
             pr = p.priors()
             if pr is not None:
