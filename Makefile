@@ -1,7 +1,8 @@
 # The verbs people type. Every target uses the virtualenv in .venv/.
 PY      := .venv/bin/python
 PIP     := .venv/bin/pip
-CONFIG  ?= configs/default.toml
+CONFIG  ?=
+SIZECONFIG = $(if $(CONFIG),$(CONFIG),configs/$(SIZE)x$(SIZE).toml)
 GAMES   ?= 10
 SIZE    ?= 9
 
@@ -53,16 +54,17 @@ bench: build gnugo
 	$(PY) bench/playouts.py --size 19 --policy expert --seconds 3
 	@for b in search memory net bhrf threads pool_rss; do $(PY) bench/$$b.py || exit 1; done
 
-# stdout is the GTP channel: the build's lines go to stderr
+# stdout is the GTP channel: the build's lines go to stderr.  Without CONFIG each
+# board size gets its shipped, measured config (configs/<n>x<n>.toml; gtp_main.py)
 gtp:
 	@$(MAKE) --no-print-directory build >&2
-	@exec $(PY) gtp_main.py --config $(CONFIG)
+	@exec $(PY) gtp_main.py $(if $(CONFIG),--config $(CONFIG))
 
 selfplay: build
-	$(PY) -m tools.selfplay --config $(CONFIG) --games $(GAMES) --size $(SIZE) --out runs/selfplay
+	$(PY) -m tools.selfplay --config $(SIZECONFIG) --games $(GAMES) --size $(SIZE) --out runs/selfplay
 
 match: build gnugo
-	$(PY) -m tools.match --config $(CONFIG) --opponent "/usr/games/gnugo --mode gtp --level 10" \
+	$(PY) -m tools.match --config $(SIZECONFIG) --opponent "/usr/games/gnugo --mode gtp --level 10" \
 	  --games $(GAMES) --size $(SIZE) --komi 7 --out runs/match
 
 train: build

@@ -1,4 +1,8 @@
 """GTP entry point: ``python gtp_main.py [--config FILE] [--set table.key=value ...]``;
+without ``--config`` each board size gets the shipped, measured engine of
+its size (``configs/<n>x<n>.toml``, the nearest shipped size for others),
+taken anew at every ``boardsize`` with the ``--set`` overrides and the
+session's ``go-param`` settings on top;
 ``python gtp_main.py analysis [...]`` speaks KataGo's JSON analysis protocol
 instead (KaTrain; engine/gtp/analysis_json.py).
 
@@ -21,15 +25,23 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="gomcts GTP engine (stdin/stdout)")
     ap.add_argument("mode", nargs="?", default="gtp", choices=("gtp", "analysis"),
                     help="gtp (default) or analysis: KataGo's JSON analysis protocol (KaTrain)")
-    ap.add_argument("--config", help="TOML config file (default: built-in defaults)")
+    ap.add_argument("--config", help="TOML config file (default: the shipped, measured config of each board "
+                                     "size, configs/<n>x<n>.toml, taken at every boardsize)")
     ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE",
                     help="override one config key; repeatable")
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
     args = ap.parse_args(argv)
-    from engine.config import ConfigError, load, pool_refused
+    from engine.config import ConfigError, load, load_for_size, pool_refused
     from engine.factory import net_device
+    size_configs = None
     try:
-        cfg = load(args.config, args.set)
+        if args.config:
+            cfg = load(args.config, args.set)
+        else:       # the engine that was measured, for whatever size the client asks
+            cfg = load_for_size(load(None, args.set).gtp.boardsize, args.set)
+
+            def size_configs(n):
+                return load_for_size(n, args.set)
         net_device(cfg)         # net.device = cuda where torch sees no GPU stops here
         why = pool_refused(cfg, cfg.gtp.boardsize)
         if why is not None:     # the first board's search could never be built
@@ -43,13 +55,13 @@ def main(argv=None):
     if args.mode == "analysis":
         from engine.gtp.analysis_json import AnalysisServer
         try:
-            AnalysisServer(cfg, out=sys.stdout).serve(sys.stdin)
+            AnalysisServer(cfg, out=sys.stdout, size_configs=size_configs).serve(sys.stdin)
         except KeyboardInterrupt:
             print("gtp_main: interrupted", file=sys.stderr)
             return 130
         return 0
     from engine.gtp.server import GtpServer
-    server = GtpServer(cfg, out=sys.stdout)
+    server = GtpServer(cfg, out=sys.stdout, size_configs=size_configs)
     try:
         server.serve(sys.stdin)
     except KeyboardInterrupt:           # Ctrl-C at a terminal: one line, no traceback

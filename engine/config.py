@@ -26,6 +26,7 @@ The same machinery serves the other settings files: a frozen dataclass of
 experiments (``tools.experiment.Experiment`` and ``Variant``).
 """
 import dataclasses
+import os
 from dataclasses import dataclass, field, fields
 
 from board_ext.playout import POLICIES     # the rollout registry: its names are the choices
@@ -411,6 +412,23 @@ def load(path=None, overrides=()):
     """Read a TOML file (or defaults if None) and apply overrides."""
     data = read(path) if path else {}
     return build(merge(data, overrides))
+
+
+CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
+SHIPPED_SIZES = (9, 13, 19)          # configs/<n>x<n>.toml: the measured engine of each size
+
+
+def shipped_size(size):
+    """The shipped size whose config serves ``size``: 9 up to 9x9, 13 for
+    10x10 to 15x15, 19 from 16x16 (the ranges of the per-size tree keys)."""
+    return 9 if size <= 9 else 13 if size <= 15 else 19
+
+
+def load_for_size(size, overrides=()):
+    """The shipped, measured engine for a board size: ``configs/<n>x<n>.toml``
+    of :func:`shipped_size`, then ``overrides``; the board size is ``size``."""
+    path = os.path.join(CONFIG_DIR, f"{shipped_size(size)}x{shipped_size(size)}.toml")
+    return load(path, list(overrides) + [f"gtp.boardsize={size}"])
 
 
 def replace(cfg, **changes):

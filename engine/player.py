@@ -135,8 +135,12 @@ class Player(PlayerOptions):
     ``evaluator_factory(size)`` replaces loading the net for a board size.
     """
 
-    def __init__(self, cfg=None, search_factory=None, evaluator_factory=None):
+    def __init__(self, cfg=None, search_factory=None, evaluator_factory=None, size_configs=None):
         self.cfg = cfg if cfg is not None else configmod.load()
+        # size -> Config: the shipped per-size engine (gtp_main.py without --config);
+        # None keeps one config for every size
+        self._size_configs = size_configs
+        self._session_sets = {}          # go-param keys of this session: kept across a size change
         self._search_factory = search_factory
         self._evaluator_factory = evaluator_factory
         self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
@@ -315,7 +319,11 @@ class Player(PlayerOptions):
     # ================================================================ the game
     def new_game(self, size=None, komi=None):
         """An empty board (``size``: default the current one; komi kept
-        unless given); clocks, tree and last move reset."""
+        unless given); clocks, tree and last move reset.  With per-size
+        configs a new size takes its size's config (this session's
+        go-param settings on top)."""
+        if size is not None and self._size_configs is not None and size != self.cfg.gtp.boardsize:
+            self._switch_config(size)
         try:
             self.game.clear(size)
         except GameError as e:
@@ -334,6 +342,23 @@ class Player(PlayerOptions):
         self.new_game(size)
         if self._search is None or (self._size_bound and self._search_size != size):
             self.prepare()
+
+    def _switch_config(self, size):
+        """Take the per-size config of ``size`` with this session's settings."""
+        new = self._size_configs(size)
+        if self._session_sets:
+            new = configmod.replace(new, **self._session_sets)
+        old, self.cfg = self.cfg, new
+        self.tc.apply(new.time)
+        self.ponder = new.player.ponder
+        if old.search.seed == self.seed and new.search.seed != old.search.seed:
+            self.seed = new.search.seed or self.seed
+        self._drop_tree()
+        self._search = None              # rebuilt for the new config at its next use
+        if old.net != new.net:
+            self._evaluators.clear()
+        log.info("%dx%d: the shipped config for the size (%dx%d)", size, size,
+                 configmod.shipped_size(size), configmod.shipped_size(size))
 
     def _new_game(self):
         self._drop_tree()

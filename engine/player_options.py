@@ -59,6 +59,7 @@ class PlayerOptions:
             except configmod.ConfigError as e:
                 raise OptionError(str(e)) from None
         self.cfg = new
+        self._session_sets[key] = value
         table = key.split(".", 1)[0]
         if table == "time":
             self.tc.apply(new.time)

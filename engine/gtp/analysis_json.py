@@ -84,8 +84,8 @@ def _color(text, field):
 class AnalysisServer:
     """The JSON analysis engine over one Player (``cfg``: the engine's config)."""
 
-    def __init__(self, cfg, out=None):
-        self.player = Player(cfg)
+    def __init__(self, cfg, out=None, size_configs=None):
+        self.player = Player(cfg, size_configs=size_configs)
         self.out = out if out is not None else sys.stdout
         self._lock = threading.Lock()          # one writer
         self._cv = threading.Condition()

@@ -71,8 +71,10 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
     answers a single line (for tests and embedding).  ``search_factory`` and
     ``evaluator_factory`` go to the Player."""
 
-    def __init__(self, cfg=None, out=None, search_factory=None, evaluator_factory=None, err=None):
-        self.player = Player(cfg, search_factory=search_factory, evaluator_factory=evaluator_factory)
+    def __init__(self, cfg=None, out=None, search_factory=None, evaluator_factory=None, err=None,
+                 size_configs=None):
+        self.player = Player(cfg, search_factory=search_factory, evaluator_factory=evaluator_factory,
+                             size_configs=size_configs)
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self._out_lock = threading.Lock()

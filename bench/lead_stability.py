@@ -1,0 +1,86 @@
+"""How steady the analysis's score lead is, as KaTrain reads it: the same
+query five times over, the root's scoreLead's standard deviation, and the
+points the order-0 move loses (KaTrain's grading: the root's lead minus the
+move's, for the side to move).
+
+    python bench/lead_stability.py [--size 9] [--visits 500] [--positions 20] [--repeats 5] \\
+        [--weights nets/weights/9x9-teacher.pt]
+
+The positions are every tenth position of the held-out GNU Go games of
+``datasets/<n>x<n>-test`` (from move 10 on), each asked through the JSON
+analysis server (``gtp_main.py analysis``'s AnalysisServer) of the shipped
+config for the size, with the given weights.  Two runs in one process: the
+score from the net's heads (``player.score_source = net``) and the reference,
+from playouts (``playouts``).  Prints the mean standard deviation of each,
+their ratio, and last ``lead_stdev: X points`` for the net.
+"""
+import argparse
+import io
+import json
+import os
+import statistics
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from engine import coords  # noqa: E402
+from engine.config import load  # noqa: E402
+from engine.gtp.analysis_json import AnalysisServer  # noqa: E402
+from nets.data import list_shards  # noqa: E402
+from nets.shards import load_shard  # noqa: E402
+
+
+def positions(size, count):
+    out = []
+    for f in list_shards(os.path.join(ROOT, "datasets", f"{size}x{size}-test")):
+        sh = load_shard(f)
+        off = sh["offsets"]
+        for g in range(len(off) - 1):
+            mv = [int(m) for m in sh["moves"][off[g]:off[g + 1]]]
+            for t in range(10, len(mv) - 5, 10):
+                out.append(mv[:t])
+                if len(out) == count:
+                    return out
+    return out
+
+
+def run(size, visits, games, repeats, sets):
+    cfg = os.path.join(ROOT, "configs", f"{size}x{size}.toml")
+    stdevs, lost = [], []
+    for k, mv in enumerate(games):
+        cols = "BW"
+        q = {"moves": [[cols[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(mv)], "rules": "chinese",
+             "komi": 7.0 if size == 9 else 7.5, "boardXSize": size, "maxVisits": visits}
+        out = io.StringIO()
+        srv = AnalysisServer(load(cfg, ["search.seconds=0", f"search.seed={k + 1}"] + sets), out=out)
+        srv.serve(io.StringIO("".join(json.dumps(dict(q, id=str(r))) + "\n" for r in range(repeats))))
+        got = [json.loads(ln) for ln in out.getvalue().splitlines()]
+        leads = [r["rootInfo"]["scoreLead"] for r in got]
+        stdevs.append(statistics.pstdev(leads))
+        sign = 1.0 if len(mv) % 2 == 0 else -1.0         # Black's view -> the side to move's
+        lost.extend(sign * (r["rootInfo"]["scoreLead"] - r["moveInfos"][0]["scoreLead"]) for r in got)
+    return statistics.mean(stdevs), max(stdevs), max(abs(x) for x in lost)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--visits", type=int, default=500)
+    ap.add_argument("--positions", type=int, default=20)
+    ap.add_argument("--repeats", type=int, default=5)
+    ap.add_argument("--weights", default="", help="net weights (default: the shipped net of the size)")
+    args = ap.parse_args()
+    games = positions(args.size, args.positions)
+    w = [f"net.weights={args.weights}"] if args.weights else []
+    net = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=net"])
+    ref = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=playouts"])
+    print(f"{len(games)} positions, {args.repeats} identical queries each at {args.visits} visits")
+    print(f"playouts: root lead stdev mean {ref[0]:.2f} max {ref[1]:.2f}; order-0 points lost at most {ref[2]:.2f}")
+    print(f"net:      root lead stdev mean {net[0]:.2f} max {net[1]:.2f}; order-0 points lost at most {net[2]:.2f}")
+    print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
+    print(f"lead_stdev: {net[0]:.2f} points")
+
+
+if __name__ == "__main__":
+    main()
