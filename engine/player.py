@@ -286,6 +286,18 @@ class Player(PlayerOptions):
                   file=sys.stderr, flush=True)
         return None
 
+    def net_estimate(self):
+        """(Black's lead in points, ownership by flat point, +1 Black) of
+        the current position from the net's score and ownership heads, or
+        None when the net has none (``player.score_source``)."""
+        ev = self.net_scorer()
+        if ev is None:
+            return None
+        b = self.game.board.copy()
+        _, lead, own = ev.evaluate_aux([b])
+        sign = 1.0 if b.to_move == BLACK else -1.0
+        return sign * float(lead[0]), [sign * float(v) for v in own[0]]
+
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's
         clear_cache): the next search starts afresh."""

@@ -198,3 +198,20 @@ def test_moves_ownership_for_every_candidate(tmp_path):
     r2 = analyse([dict(q, id="p")], ["prior.evaluator=expert"])[0]
     assert r2["moveInfos"] and all(len(i["ownership"]) == 81 for i in r2["moveInfos"])
     assert any(any(v != 0 for v in i["ownership"]) for i in r2["moveInfos"])
+
+
+def test_estimate_score_reads_the_heads(tmp_path):
+    from engine.config import load
+    from engine.gtp.server import GtpServer
+    from tests.conftest import SMALL
+    w = aux_weights(tmp_path)
+    eng = GtpServer(load(None, SMALL + ["prior.evaluator=net", f"net.weights={w}"]))
+    eng.respond("play b E5")
+    reply = eng.respond("estimate_score")
+    ev = Evaluator.load(w)
+    b = Board(N)
+    b.play(40)
+    _, lead, own = ev.evaluate_aux([b])          # White to move: White's lead
+    black = -float(lead[0])
+    from engine.scoring import fmt_score
+    assert reply.startswith("= " + fmt_score(round(2 * black) / 2) + " ("), reply

@@ -242,8 +242,17 @@ class GameCommands:
     def cmd_estimate_score(self, args):
         """GNU Go's form: the winner's margin, then bounds as White's score
         (positive: White ahead): the estimate with every unsettled point
-        (playout ownership under 0.6 either way) given to White or to Black."""
+        (ownership under 0.6 either way) given to White or to Black.  The
+        estimate and the ownership are the net's heads' when it has them,
+        else the dead-stone estimate's playouts'."""
         self._nargs(args, 0, usage="estimate_score")
+        net = self.player.net_estimate()
+        if net is not None:         # the score and ownership heads, where the net has them
+            lead, own = net
+            white = -round(2 * lead) / 2
+            unsettled = sum(1 for v in own if abs(v) < 0.6)
+            head = fmt_score(-white) if white else "0"
+            return f"{head} (upper bound: {white + unsettled:.1f}, lower: {white - unsettled:.1f})"
         est = self.player.estimate()
         white = -self.player.final_score()
         unsettled = sum(1 for v in est.own if abs(v) < 0.6)
