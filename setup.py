@@ -35,7 +35,7 @@ setup(
     name="gomcts",
     version="0.1.0",
     packages=find_packages(include=["board_ext", "engine", "engine.*", "nets", "nets.*", "tools", "tools.*"]),
-    py_modules=["gtp_main", "tomlconf"],
+    py_modules=["gtp_main", "tomlconf", "atomicio"],
     ext_modules=cythonize(exts,
                           compiler_directives=directives),
     zip_safe=False,

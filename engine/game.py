@@ -17,9 +17,9 @@ Errors are typed and leave the game unchanged:
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 
+from atomicio import atomic_write
 from board_ext.board import BLACK, WHITE, Board, IllegalMove, handicap_points
 from engine import coords
 
@@ -441,32 +441,3 @@ def _sgf_escape(text):
     return text.replace("\\", "\\\\").replace("]", "\\]")
 
 
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-_FILE_MODE = 0o666 & ~_umask()
-
-
-def atomic_write(path, text):
-    """Write text (str, or bytes as they are) to path via a temporary file
-    in the same folder and os.replace, so a reader never sees half a file.
-    The file gets the mode open() would give it (0644 under umask 022),
-    not the temporary file's 0600."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=d)
-    try:
-        os.fchmod(fd, _FILE_MODE)
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
-              else os.fdopen(fd, "w", encoding="utf-8")) as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -58,6 +58,7 @@ def test_tools_and_nets_never_import_engine_gtp():
 def test_the_settings_machinery_is_on_the_ground_floor():
     """tomlconf serves the engine, the nets and the tools and imports none of them."""
     assert hits([os.path.join(ROOT, "tomlconf.py")], ["engine", "nets", "tools", "board_ext"]) == []
+    assert hits([os.path.join(ROOT, "atomicio.py")], ["engine", "nets", "tools", "board_ext"]) == []
 
 
 def test_board_ext_imports_nothing_of_the_project():

@@ -20,7 +20,7 @@ import time
 from board_ext.board import Board
 from engine import config as configmod
 from engine.book import Book, BookError, canonical
-from engine.game import atomic_write
+from atomicio import atomic_write
 
 
 def build(cfg, size, komi, playouts, depth, width, out, min_share=0.05, log=print):

@@ -66,7 +66,7 @@ from engine import config as config_mod
 from engine.config import setting
 from tools import stats
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
-from engine.game import atomic_write
+from atomicio import atomic_write
 from engine.search import RESIGN
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

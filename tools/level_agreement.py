@@ -84,7 +84,7 @@ def main(argv=None):
         agree = sum(a == b for a, b in zip(moves, ref)) / len(ref)
         lines.append(f"| {lv} | {100 * agree:.1f}% | {sec:.3f} |")
     text = "\n".join(lines) + "\n"
-    from engine.game import atomic_write
+    from atomicio import atomic_write
     atomic_write(args.out, text)
     print(text)
     return 0

@@ -53,7 +53,8 @@ from concurrent.futures import wait as futures_wait
 
 from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import coords
-from engine.game import Game, atomic_write
+from atomicio import atomic_write
+from engine.game import Game
 from tools import fanout, stats
 from tools.gtp_client import GNUGO, EngineDied, GtpClient, GtpError
 from tools.rundir import SettingsMismatch, claim

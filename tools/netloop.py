@@ -37,7 +37,7 @@ import os
 import shutil
 import sys
 
-from engine.game import atomic_write
+from atomicio import atomic_write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLD = 0.55

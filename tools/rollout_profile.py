@@ -26,7 +26,7 @@ from board_ext import playout
 from board_ext.board import Board
 from engine import config
 from tools.experiment import HERE
-from engine.game import atomic_write
+from atomicio import atomic_write
 from engine.search import RESIGN, Search
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 
-from engine.game import atomic_write
+from atomicio import atomic_write
 
 SETTINGS = "settings.json"
 

@@ -41,7 +41,7 @@ import sys
 import time
 
 from engine import config as configmod
-from engine.game import atomic_write
+from atomicio import atomic_write
 from nets.shards import make_shard, save_shard
 from tools.datagen import result_value
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target

@@ -18,7 +18,7 @@ import lzma
 import os
 import sys
 
-from engine.game import atomic_write
+from atomicio import atomic_write
 
 PACK = "games.sgf.xz"
 NAMES = "games.names"

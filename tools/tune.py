@@ -25,7 +25,7 @@ import os
 import random
 import sys
 
-from engine.game import atomic_write
+from atomicio import atomic_write
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 
 

@@ -10,7 +10,7 @@ import os
 import sys
 
 from engine.config import default_toml
-from engine.game import atomic_write
+from atomicio import atomic_write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT = os.path.join(ROOT, "configs", "default.toml")

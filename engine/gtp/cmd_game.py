@@ -334,7 +334,7 @@ class GameCommands:
             if not os.path.isdir(d):
                 raise GtpFail(f"cannot write '{args[0]}': no folder {d}")
             try:
-                from engine.game import atomic_write
+                from atomicio import atomic_write
                 atomic_write(args[0], text)
             except OSError as e:
                 raise GtpFail(f"cannot write '{args[0]}': {e.strerror or e}") from None

@@ -24,7 +24,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
 
 from engine import coords                      # noqa: E402
-from engine.game import Game, atomic_write     # noqa: E402
+from atomicio import atomic_write     # noqa: E402
+from engine.game import Game     # noqa: E402
 from tools.gtp_client import GNUGO, GtpClient  # noqa: E402
 
 SIZE, KOMI = 9, 7.0

@@ -28,7 +28,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(HERE))))
 
 from make_finished import dump, gnugo, play_game   # noqa: E402
 from engine import coords                            # noqa: E402
-from engine.game import atomic_write                 # noqa: E402
+from atomicio import atomic_write                 # noqa: E402
 
 KOMI = {9: 7.0, 13: 6.5, 19: 6.5}
 

@@ -1,0 +1,38 @@
+"""Files written whole or not at all: the one home of the atomic write
+(a temporary file in the same folder, then os.replace), used by the SGF
+writer, the GTP commands that save files, the tools' records and the
+books.  Imports nothing of the project (the ground floor, beside
+tomlconf)."""
+import os
+import tempfile
+
+
+def _umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_FILE_MODE = 0o666 & ~_umask()
+
+
+def atomic_write(path, text):
+    """Write text (str, or bytes as they are) to path via a temporary file
+    in the same folder and os.replace, so a reader never sees half a file.
+    The file gets the mode open() would give it (0644 under umask 022),
+    not the temporary file's 0600."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=d)
+    try:
+        os.fchmod(fd, _FILE_MODE)
+        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
+              else os.fdopen(fd, "w", encoding="utf-8")) as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
