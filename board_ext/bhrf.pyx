@@ -152,7 +152,8 @@ cdef extern from *:
 
 
 SELECTIONS = {"soft-uct": 0, "last-reply": 1, "uniform": 2}
-FALLBACKS = {"random": POLICY_RANDOM, "expert": POLICY_EXPERT, "moggy": POLICY_MOGGY}
+from board_ext.playout import POLICIES
+FALLBACKS = dict(POLICIES)      # every rollout policy of the registry can stand behind the forest
 
 cdef enum:
     SEL_SOFT_UCT = 0
