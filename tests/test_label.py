@@ -70,7 +70,7 @@ def test_labels_from_the_engines_analysis_server(tmp_path):
                      "--timeout", "120"])
     assert rc == 0
     files = sorted(os.listdir(out))
-    assert files == ["T1_SP_00001.npz"]
+    assert files == ["T1_src_SP_00001.npz"]
     z = dict(np.load(out / files[0]))
     n_pos = sum(len(g) for g in GAMES)
     assert len(z["pos_turn"]) == n_pos
@@ -138,7 +138,7 @@ def test_bad_answers_are_named_and_skipped(tmp_path, capsys):
     assert "unparsable line" in err and "another query" in err and "turn 99" in err
     assert "turn 0: policy is not 82 finite numbers; skipped" in err
     assert "turn 1: answers a position with B to move; skipped" in err
-    z = np.load(out / "T1_SP_00001.npz")
+    z = np.load(out / "T1_src_SP_00001.npz")
     assert list(z["pos_turn"]) == [2, 3, 4, 5] * 2         # turns 0 and 1 of each game skipped, nothing half-written
     assert np.allclose(z["t_winrate"], 0.5)
 
@@ -149,7 +149,7 @@ def test_a_teacher_that_dies_is_restarted(tmp_path, capsys):
     assert label.main(["--teacher", fake_teacher(tmp_path, "die"), "--in", str(src), "--out", str(out),
                        "--chunk-files", "1", "--timeout", "20"]) == 0
     assert "teacher exited (code 3); restarting the teacher" in capsys.readouterr().err
-    z = np.load(out / "T1_SP_00001.npz")
+    z = np.load(out / "T1_src_SP_00001.npz")
     assert len(z["pos_turn"]) == 12
 
 
@@ -169,7 +169,7 @@ def test_only_whole_chunks_unless_partial(tmp_path):
         write_source(str(src), name=f"SP_{i + 1:05d}.npz")
     assert [len(c) for c in label.chunks([str(src)], 2)] == [2, 2]
     assert [len(c) for c in label.chunks([str(src)], 2, partial=True)] == [2, 2, 1]
-    assert label.out_path("o", 8, label.chunks([str(src)], 2)[1]) == os.path.join("o", "T8_SP_00003.npz")
+    assert label.out_path("o", 8, label.chunks([str(src)], 2)[1]) == os.path.join("o", "T8_src_SP_00003.npz")
 
 
 def test_bad_arguments_are_refused():

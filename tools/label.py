@@ -29,7 +29,8 @@ a row per labelled position, ``pos_game`` (the game within the shard),
 names).  The positions are rebuilt by replaying, as for every other shard.
 
 Source shards are taken in sorted order, ``--chunk-files`` at a time; chunk
-``i`` becomes ``T<visits>_<first source name>.npz`` in ``--out``, written to
+``i`` becomes ``T<visits>_<source folder>_<first source name>.npz`` in
+``--out``, written to
 a temporary file and renamed, so a killed run leaves no partial shard and
 the same command resumes where it stopped (only complete chunks are labelled
 unless ``--partial``: sources may still be accruing).
@@ -323,8 +324,12 @@ def chunks(inputs, chunk_files, partial=False):
 
 
 def out_path(out, visits, files):
-    stem = os.path.splitext(os.path.basename(files[0]))[0]
-    return os.path.join(out, f"T{visits}_{stem}.npz")
+    """``T<visits>_<source folder>_<first source name>.npz``: unique over
+    several source folders whose shards share names."""
+    first = os.path.abspath(files[0])
+    stem = os.path.splitext(os.path.basename(first))[0]
+    folder = os.path.basename(os.path.dirname(first))
+    return os.path.join(out, f"T{visits}_{folder}_{stem}.npz")
 
 
 def _job(teacher_cmd, files, visits, every, timeout, restarts):
