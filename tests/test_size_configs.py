@@ -55,3 +55,20 @@ def test_gtp_main_without_a_config_serves_the_size_s_engine():
     replies = [ln for ln in p.stdout.splitlines() if ln.startswith("=")]
     s9, s19 = (load(f"{ROOT}/configs/{n}x{n}.toml").search.seconds for n in (9, 19))
     assert [r.split()[-1] for r in replies if len(r.split()) > 1] == [repr(s9), repr(s19)]
+
+
+def test_the_servers_serve_a_player_handed_in():
+    import io
+    import json
+    from engine.gtp.analysis_json import AnalysisServer
+    from engine.player import Player
+    from tests.conftest import SMALL
+    p = Player(load(None, SMALL + ["prior.evaluator=expert"]))
+    eng = GtpServer(player=p)
+    assert eng.player is p
+    eng.respond("play b E5")
+    assert p.game.move_number == 1
+    out = io.StringIO()
+    srv = AnalysisServer(player=Player(load(None, SMALL + ["prior.evaluator=expert"])), out=out)
+    srv.serve(io.StringIO(json.dumps({"id": "x", "boardXSize": 9, "maxVisits": 8}) + "\n"))
+    assert json.loads(out.getvalue().splitlines()[0])["id"] == "x"
