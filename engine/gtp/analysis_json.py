@@ -7,15 +7,24 @@ One JSON object a line on stdin, one a line on stdout:
   ``initialPlayer``, ``rules`` (a name: chinese, japanese, aga, korean,
   tromp-taylor...; an object counts as chinese), ``komi``, ``boardXSize`` /
   ``boardYSize`` (square boards only), ``analyzeTurns`` (default: the last
-  position), ``maxVisits``, ``includeOwnership``, ``includePolicy``,
-  ``priority``; other keys are accepted and ignored;
+  position), ``maxVisits``, ``includeOwnership``, ``includeMovesOwnership``
+  (each candidate's ownership after it), ``includePolicy``, ``priority``,
+  ``reportDuringSearchEvery`` (partial responses with ``isDuringSearch``
+  true at that interval, then the final one), ``avoidMoves`` /
+  ``allowMoves`` (the side to move's entries, at the root: the search
+  forbids the moves; entries for the other side, which KataGo applies
+  deeper, are not applied), ``overrideSettings`` (``maxVisits``,
+  ``maxPlayouts``, ``maxTime``, ``reportAnalysisWinratesAs``; any other
+  key gets a ``warning`` line naming it, as KataGo's); without maxVisits
+  or maxTime a query thinks by the config's clock (``search.seconds``,
+  capped by ``search.playouts``); other keys are accepted and ignored;
 - a response per analysed turn: ``id``, ``turnNumber``, ``isDuringSearch``
   false, ``moveInfos`` (move, visits, winrate, scoreLead, scoreMean,
   scoreStdev, prior, lcb, order, pv), ``rootInfo`` (visits, winrate,
   scoreLead, currentPlayer), ``ownership`` and ``policy`` when asked;
-  win rates and score leads are Black's (KataGo's
+  win rates, score leads and ownership are Black's by default (KataGo's
   ``reportAnalysisWinratesAs = BLACK``, KaTrain's setting); ownership is
-  row by row from the top (+1 Black);
+  row by row from the top;
 - ``{"id": ..., "action": "query_version"}``: ``version``;
 - ``{"id": ..., "action": "terminate", "terminateId": ...}``: the queued
   turns of that query are dropped (the one searching ends at once).
@@ -53,6 +62,12 @@ RULES = {"chinese": "chinese", "chineseogs": "chinese", "chinesekgs": "chinese",
          "agabutton": "aga", "ancientarea": "chinese", "ancientterritory": "japanese",
          "goe": "chinese", "ing": "chinese"}
 MAX_VISITS = 10**9
+# overrideSettings keys with a meaning here (the others get a warning line)
+OVERRIDES_HONOURED = ("maxVisits", "maxPlayouts", "maxTime", "reportAnalysisWinratesAs")
+
+
+def _number(v):
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 MAX_KOMI = 150.0           # KataGo's bound
 
 
@@ -207,7 +222,7 @@ class AnalysisServer:
             raise QueryError(f"analyzeTurns must be turn numbers in 0..{len(moves)}", "analyzeTurns")
         if not turns:
             raise QueryError("analyzeTurns is empty: no turn to analyse", "analyzeTurns")
-        mv = q.get("maxVisits", self.player.cfg.search.playouts)
+        mv = q.get("maxVisits", 1)
         if not isinstance(mv, int) or isinstance(mv, bool) or not 1 <= mv <= MAX_VISITS:
             raise QueryError(f"maxVisits must be an integer in 1..{MAX_VISITS}", "maxVisits")
         rules = q.get("rules", "chinese")
@@ -220,7 +235,57 @@ class AnalysisServer:
         pri = q.get("priority", 0)
         if not isinstance(pri, int) or isinstance(pri, bool) or abs(pri) > 2**31:
             raise QueryError("priority must be an integer", "priority")
+        every = q.get("reportDuringSearchEvery")
+        if every is not None and (not _number(every) or every < 0):
+            raise QueryError("reportDuringSearchEvery must be a non-negative number of seconds",
+                             "reportDuringSearchEvery")
+        self._check_moves_lists(q, x)
+        self._check_overrides(q)
         return turns
+
+    @staticmethod
+    def _check_moves_lists(q, size):
+        for key in ("avoidMoves", "allowMoves"):
+            v = q.get(key)
+            if v is None:
+                continue
+            if not isinstance(v, list) or not all(isinstance(e, dict) for e in v):
+                raise QueryError(f"{key} must be a list of {{player, moves, untilDepth}}", key)
+            for e in v:
+                _color(e.get("player"), key)
+                mv = e.get("moves")
+                if not isinstance(mv, list):
+                    raise QueryError(f"{key}: moves must be a list of vertices", key)
+                for m in mv:
+                    try:
+                        coords.from_gtp(str(m), size)
+                    except ValueError:
+                        raise QueryError(f"{key}: bad vertex '{m}'", key) from None
+                d = e.get("untilDepth", 1)
+                if not isinstance(d, int) or isinstance(d, bool) or d < 1:
+                    raise QueryError(f"{key}: untilDepth must be a positive integer", key)
+
+    def _check_overrides(self, q):
+        """overrideSettings: the keys with a meaning here are checked; the
+        others are named in a warning line (as KataGo does) and ignored."""
+        o = q.get("overrideSettings")
+        if o is None:
+            return
+        if not isinstance(o, dict):
+            raise QueryError("overrideSettings must be an object", "overrideSettings")
+        for k in ("maxVisits", "maxPlayouts"):
+            if k in o and (not isinstance(o[k], int) or isinstance(o[k], bool) or not 1 <= o[k] <= MAX_VISITS):
+                raise QueryError(f"overrideSettings.{k} must be an integer in 1..{MAX_VISITS}", "overrideSettings")
+        if "maxTime" in o and (not _number(o["maxTime"]) or not 0 < o["maxTime"] <= 86400):
+            raise QueryError("overrideSettings.maxTime must be a number of seconds in (0, 86400]", "overrideSettings")
+        persp = o.get("reportAnalysisWinratesAs")
+        if persp is not None and str(persp).upper() not in ("BLACK", "WHITE", "SIDETOMOVE"):
+            raise QueryError("overrideSettings.reportAnalysisWinratesAs must be BLACK, WHITE or SIDETOMOVE",
+                             "overrideSettings")
+        ignored = sorted(k for k in o if k not in OVERRIDES_HONOURED)
+        if ignored:
+            self._send({"id": q["id"], "warning": "overrideSettings not used here: " + ", ".join(ignored),
+                        "field": "overrideSettings"})
 
     # ------------------------------------------------------------ work
     _current = None
@@ -251,7 +316,9 @@ class AnalysisServer:
                 self.player.interrupt.clear()
 
     def analyse(self, q, turn):
-        """The response object for turn ``turn`` of query ``q``."""
+        """The response object for turn ``turn`` of query ``q``; partial
+        responses (``isDuringSearch`` true) go out every
+        ``reportDuringSearchEvery`` seconds while it searches."""
         p = self.player
         size = q.get("boardXSize", 19)
         rules = q.get("rules", "chinese")
@@ -267,36 +334,83 @@ class AnalysisServer:
         for c, v in (q.get("moves") or [])[:turn]:
             p.play(_color(c, "moves"), coords.from_gtp(v, size))
         to_move = p.game.to_move
-        sign = 1.0 if to_move == BLACK else -1.0      # rows are for the side to move; reported as Black's
-        rows = []
-        p.genmove(to_move, play=False, budget=(int(q.get("maxVisits", p.cfg.search.playouts)), None),
-                  on_info=None)
-        scored = p.scored_rows(to_move, rows.append)
+        visits, secs = self._budget(q)
+        avoid = self._avoid_set(q, to_move, size)
+        sink = []
+        scored = p.scored_rows(to_move, sink.append, avoid)
+        every = q.get("reportDuringSearchEvery")
+        on_info = None
+        if every:
+            def on_info(rows):
+                scored(rows)
+                self._send(self._response(q, turn, sink[-1], scored.scored, to_move, during=True))
+        p.genmove(to_move, play=False, budget=(visits, secs), on_info=on_info,
+                  info_interval=float(every) if every else 0.1, avoid=avoid)
         scored(p.search().analysis())
-        an = rows[-1]
-        sc = scored.scored        # the ScoredRows: per-move ownership on request
+        return self._response(q, turn, sink[-1], scored.scored, to_move, during=False)
+
+    def _budget(self, q):
+        """(visits, seconds) of a query: maxVisits (or overrideSettings'
+        maxVisits / maxPlayouts) and overrideSettings' maxTime; with
+        neither, the config's clock (``search.seconds``, capped by
+        ``search.playouts``), as a move of the engine thinks."""
+        o = q.get("overrideSettings") or {}
+        visits = o.get("maxVisits", o.get("maxPlayouts", q.get("maxVisits")))
+        secs = o.get("maxTime")
+        cfg = self.player.cfg.search
+        if visits is None and secs is None:
+            return cfg.playouts, (cfg.seconds or None)
+        return (int(visits) if visits is not None else cfg.playouts), (float(secs) if secs is not None else None)
+
+    def _avoid_set(self, q, to_move, size):
+        """The root moves the search may not play: avoidMoves entries of
+        the side to move, or everything outside its allowMoves."""
+        out = set()
+        side = "B" if to_move == BLACK else "W"
+        for key in ("avoidMoves", "allowMoves"):
+            for e in q.get(key) or []:
+                if str(e.get("player", "")).upper()[:1] != side:
+                    continue
+                pts = {coords.from_gtp(str(v), size) for v in e.get("moves", [])}
+                if key == "avoidMoves":
+                    out |= pts
+                else:
+                    out |= set(range(size * size + 1)) - pts
+        return out
+
+    def _response(self, q, turn, an, sc, to_move, during):
+        p = self.player
+        size = q.get("boardXSize", 19)
+        persp = str((q.get("overrideSettings") or {}).get("reportAnalysisWinratesAs", "BLACK")).upper()
+        # rows are for the side to move; reported as Black's (KaTrain), White's or the mover's
+        flip = (persp == "BLACK" and to_move != BLACK) or (persp == "WHITE" and to_move != WHITE)
+        sign = -1.0 if flip else 1.0
+
+        def wr_of(x):
+            return 1.0 - x if flip else x
         infos = []
-        for order, r in enumerate(x for x in an if x.get("visits", 0) > 0):
-            wr = r["winrate"] if to_move == BLACK else 1.0 - r["winrate"]
-            lcb = r.get("lcb", r["winrate"])
+        shown = [x for x in an if x.get("visits", 0) > 0]
+        for order, r in enumerate(shown):
+            wr = wr_of(r["winrate"])
             infos.append({"move": p.vtx(r["move"]), "visits": int(r["visits"]), "winrate": wr,
                           "scoreLead": sign * r["scoreLead"], "scoreMean": sign * r["scoreLead"],
                           "scoreStdev": r["scoreStdev"], "prior": float(r.get("prior", 0.0)),
-                          "lcb": lcb if to_move == BLACK else 1.0 - lcb, "utility": 2 * wr - 1,
+                          "lcb": wr_of(r.get("lcb", r["winrate"])), "utility": 2 * wr - 1,
                           "order": order, "pv": [p.vtx(m) for m in r.get("pv") or [r["move"]]]})
         best = infos[0] if infos else None
-        out = {"id": q["id"], "turnNumber": turn, "isDuringSearch": False, "moveInfos": infos,
+        out = {"id": q["id"], "turnNumber": turn, "isDuringSearch": bool(during), "moveInfos": infos,
                "rootInfo": {"visits": sum(i["visits"] for i in infos),
                             "winrate": best["winrate"] if best else 0.5,
                             "scoreLead": sign * an.root_lead, "utility": 2 * (best["winrate"] if best else 0.5) - 1,
                             "currentPlayer": "B" if to_move == BLACK else "W"}}
+
         def rows_from_top(own):
-            own = [sign * v for v in own]       # Black's view
+            own = [sign * v for v in own]
             return [own[yy * size + xx] for yy in range(size - 1, -1, -1) for xx in range(size)]
         if q.get("includeOwnership"):
             out["ownership"] = rows_from_top(an.ownership)
-        if q.get("includeMovesOwnership"):
-            for i, r in zip(infos, (x for x in an if x.get("visits", 0) > 0)):
+        if q.get("includeMovesOwnership") and not during:
+            for i, r in zip(infos, shown):
                 i["ownership"] = rows_from_top(sc.move_ownership(r["move"]))
         if q.get("includePolicy"):
             pr = p.priors()

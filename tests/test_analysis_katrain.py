@@ -1,0 +1,73 @@
+"""What KaTrain sends the JSON analysis server: partial results during a
+search, overrideSettings, avoid/allow moves, queries without maxVisits."""
+import io
+import json
+import time
+
+from engine.config import load
+from engine.gtp.analysis_json import AnalysisServer
+from tests.conftest import SMALL
+
+CFG = SMALL + ["prior.evaluator=expert", "player.score_playouts=8", "player.move_score_playouts=4"]
+Q = {"moves": [["B", "E5"]], "boardXSize": 9, "rules": "japanese", "komi": 6.5}
+
+
+def serve(queries, *sets):
+    out = io.StringIO()
+    AnalysisServer(load(None, CFG + list(sets)), out=out).serve(
+        io.StringIO("".join(json.dumps(q) + "\n" for q in queries)))
+    return [json.loads(ln) for ln in out.getvalue().splitlines()]
+
+
+def test_partial_results_come_during_the_search_then_the_final_one():
+    t0 = time.time()
+    got = serve([dict(Q, id="p", reportDuringSearchEvery=0.1, overrideSettings={"maxTime": 1.0},
+                      maxVisits=10**7)], "search.playouts=10000000")
+    took = time.time() - t0
+    during = [r for r in got if r.get("isDuringSearch")]
+    final = [r for r in got if r.get("isDuringSearch") is False]
+    assert len(during) >= 3 and len(final) == 1 and got[-1] is final[0]
+    assert all(r["moveInfos"] and r["id"] == "p" for r in during)
+    assert [r["rootInfo"]["visits"] for r in during] == sorted(r["rootInfo"]["visits"] for r in during)
+    assert took < 10        # maxTime bounds a query of ten million visits
+
+
+def test_max_time_and_the_clock_bound_a_query():
+    t0 = time.time()
+    got = serve([dict(Q, id="c")], "search.playouts=10000000", "search.seconds=0.5")
+    assert got[0]["id"] == "c" and got[0]["moveInfos"]
+    assert time.time() - t0 < 10
+    assert got[0]["rootInfo"]["visits"] < 10**7
+
+
+def test_unknown_overrides_get_a_warning_and_the_query_its_answer():
+    got = serve([dict(Q, id="w", maxVisits=20, overrideSettings={"wideRootNoise": 0.04, "maxVisits": 16,
+                                                                 "rootPolicyTemperature": 1.1})])
+    warn = [r for r in got if "warning" in r]
+    assert warn and warn[0]["id"] == "w" and "rootPolicyTemperature" in warn[0]["warning"]
+    assert "wideRootNoise" in warn[0]["warning"]
+    res = [r for r in got if "moveInfos" in r][0]
+    assert res["rootInfo"]["visits"] <= 16
+    bad = serve([dict(Q, id="b", overrideSettings={"maxTime": "soon"})])
+    assert bad[0]["error"] and bad[0]["field"] == "overrideSettings"
+
+
+def test_avoid_and_allow_moves_at_the_root():
+    base = serve([dict(Q, id="a", maxVisits=60)])[0]
+    top = [i["move"] for i in base["moveInfos"][:3]]
+    got = serve([dict(Q, id="v", maxVisits=60, avoidMoves=[{"player": "W", "moves": top, "untilDepth": 1}])])[0]
+    assert not set(top) & {i["move"] for i in got["moveInfos"]}
+    allow = ["C3", "G7"]
+    got = serve([dict(Q, id="l", maxVisits=60, allowMoves=[{"player": "W", "moves": allow, "untilDepth": 1}])])[0]
+    assert {i["move"] for i in got["moveInfos"]} <= set(allow) and got["moveInfos"]
+    bad = serve([dict(Q, id="x", avoidMoves=[{"player": "W", "moves": ["Z99"]}])])[0]
+    assert bad["field"] == "avoidMoves"
+
+
+def test_the_win_rate_perspective_follows_the_override():
+    b = serve([dict(Q, id="b", maxVisits=40)], "search.seed=3")[0]
+    w = serve([dict(Q, id="w", maxVisits=40, overrideSettings={"reportAnalysisWinratesAs": "SIDETOMOVE"})],
+              "search.seed=3")[0]
+    # White to move: the mover's view is 1 - Black's
+    assert abs(w["rootInfo"]["winrate"] - (1 - b["rootInfo"]["winrate"])) < 1e-9
+    assert abs(w["rootInfo"]["scoreLead"] + b["rootInfo"]["scoreLead"]) < 1e-9
