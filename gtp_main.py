@@ -30,6 +30,9 @@ def main(argv=None):
     ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE",
                     help="override one config key; repeatable")
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
+    ap.add_argument("--override-version", "-override-version", metavar="V",
+                    help="the reply to GTP version (KataGo's flag; Lizzie reads version as Leela Zero's and "
+                         "uses kata-analyze when the command line names this flag; docs/GTP.md)")
     args = ap.parse_args(argv)
     from engine.config import ConfigError, load, load_for_size, pool_refused
     from engine.factory import net_device
@@ -62,6 +65,8 @@ def main(argv=None):
         return 0
     from engine.gtp.server import GtpServer
     server = GtpServer(cfg, out=sys.stdout, size_configs=size_configs)
+    if args.override_version:
+        server.version = args.override_version
     try:
         server.serve(sys.stdin)
     except KeyboardInterrupt:           # Ctrl-C at a terminal: one line, no traceback

@@ -238,7 +238,8 @@ class GtpConfig:
     live_gfx: str = _f("none", choices=("none", "visits", "pv"),
                        doc="GoGui live graphics while genmove searches (gogui-gfx: blocks on stderr, as Fuego "
                            "and Pachi draw): visit counts, or the principal variation")
-    live_gfx_interval: float = _f(1.0, 0.05, 3600.0, doc="seconds between live graphics blocks")
+    live_gfx_interval: float = _f(0.25, 0.05, 3600.0, doc="seconds between live graphics blocks (under the "
+                                  "shortest move time, so GoGui shows some on 9x9 at 1 s a move)")
 
 
 @dataclass(frozen=True)

@@ -274,8 +274,8 @@ class Player(PlayerOptions):
         """The evaluator whose score and ownership heads analysis reads
         (``player.score_source = net``), or None: playouts then.  A net
         without those heads is said once on stderr."""
-        if self.cfg.player.score_source != "net":
-            return None
+        if self.cfg.player.score_source != "net" or self.cfg.prior.evaluator != "net":
+            return None         # playouts; a search without a net loads none for its scores
         ev = self.evaluator()
         if ev is not None and getattr(ev, "has_aux", False):
             return ev

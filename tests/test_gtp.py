@@ -103,10 +103,15 @@ def test_administrative_commands(eng):
         fixed_handicap place_free_handicap set_free_handicap play genmove undo time_settings time_left
         final_score final_status_list loadsgf reg_genmove showboard kgs-genmove_cleanup kgs-time_settings
         gomill-describe_engine gomill-explain_last_move gomill-cpu_time gg-undo gogui-play_sequence
-        gogui-setup gogui-interrupt printsgf cputime gogui-analyze_commands lz-analyze analyze
-        lz-genmove_analyze genmove_analyze go-ponder go-param go-memory_report go-set_pool_size""".split()
+        gogui-setup gogui-interrupt printsgf cputime gogui-analyze_commands lz-analyze kata-analyze
+        lz-genmove_analyze kata-genmove_analyze go-ponder go-param go-memory_report go-set_pool_size""".split()
     for c in required:
         assert c in cmds, c
+    # known, answered, but not listed: Sabaki then picks kata-analyze, which shows score leads
+    for c in ("analyze", "genmove_analyze"):
+        assert c not in cmds and ok(eng, f"known_command {c}") == "true"
+    sabaki_pick = next(c for c in ("analyze", "kata-analyze", "lz-analyze") if c in cmds)
+    assert sabaki_pick == "kata-analyze"
     for c in cmds:
         assert ok(eng, f"known_command {c}") == "true"
     assert ok(eng, "quit") == "" and eng.quit

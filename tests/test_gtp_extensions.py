@@ -42,14 +42,16 @@ def test_random_seed_replays_a_game_exactly():
 
 
 def test_random_seed_replays_with_the_shipped_defaults():
-    """Early stop is on by default: with a seed it stops by simulation
-    counts, never by the clock, so new processes under load replay the
-    same game (the shipped 9x9 net included)."""
+    """Early stop is on by default: with a seed and a budget in playouts
+    (search.seconds 0 over the shipped 9x9 config's 1 s) it stops by
+    simulation counts, never by the clock, so new processes under load
+    replay the same game (the shipped 9x9 net included)."""
     import subprocess
     from tests.conftest import PY, ROOT
     cmds = "set_random_seed 4242\nboardsize 9\nclear_board\n" + "".join(
         f"genmove {'bw'[i % 2]}\n" for i in range(6)) + "quit\n"
-    procs = [subprocess.Popen([PY, "gtp_main.py", "--log-level", "WARNING", "--set", "search.playouts=1500"],
+    procs = [subprocess.Popen([PY, "gtp_main.py", "--log-level", "WARNING", "--set", "search.playouts=1500",
+                               "--set", "search.seconds=0"],
                               cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
              for _ in range(3)]       # three at once: each slows the others
     games = [p.communicate(cmds, timeout=300)[0] for p in procs]

@@ -72,3 +72,12 @@ def test_the_servers_serve_a_player_handed_in():
     srv = AnalysisServer(player=Player(load(None, SMALL + ["prior.evaluator=expert"])), out=out)
     srv.serve(io.StringIO(json.dumps({"id": "x", "boardXSize": 9, "maxVisits": 8}) + "\n"))
     assert json.loads(out.getvalue().splitlines()[0])["id"] == "x"
+
+
+def test_override_version_for_lizzie():
+    """Lizzie reads `version` as Leela Zero's (0.15 or later, or a dialog)
+    and uses kata-analyze when the command line names override-version."""
+    p = subprocess.run([PY, f"{ROOT}/gtp_main.py", "--log-level", "WARNING", "-override-version", "0.17",
+                        "--set", "prior.evaluator=expert"], input="version\nquit\n",
+                       capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0 and "= 0.17" in p.stdout.splitlines()

@@ -277,15 +277,21 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
     def cmd_name(self, args):
         return self.cfg.gtp.name
 
+    version = VERSION           # gtp_main.py --override-version replaces it (Lizzie; docs/GTP.md)
+
     def cmd_version(self, args):
-        return VERSION
+        return self.version
 
     def cmd_known_command(self, args):
         self._nargs(args, 1, usage="known_command NAME")
         return "true" if args[0] in self.commands else "false"
 
+    # known but not listed: Sabaki takes the first of analyze, kata-analyze and
+    # lz-analyze that list_commands names, and only kata-analyze shows score leads
+    UNLISTED = ("analyze", "genmove_analyze")
+
     def cmd_list_commands(self, args):
-        return "\n".join(self.commands)
+        return "\n".join(c for c in self.commands if c not in self.UNLISTED)
 
     def cmd_help(self, args):
         return "\n".join(f"{k}: {v}" for k, v in COMMAND_HELP.items())

@@ -84,15 +84,24 @@ test('Sabaki attach, sync, genmove_analyze, analyze', {timeout: 90000}, async ()
     assert.ok(version.content.length > 0)
     assert.strictEqual(protocol.content, '2')
     let commands = list.content.split('\n').map(x => x.trim())
-    for (let c of ['undo', 'analyze', 'lz-analyze', 'genmove_analyze', 'lz-genmove_analyze'])
+    for (let c of ['undo', 'lz-analyze', 'kata-analyze', 'lz-genmove_analyze', 'kata-genmove_analyze'])
       assert.ok(commands.includes(c), `${c} listed`)
-    // Sabaki's choice: first listed of these
-    let genmoveCmd = ['genmove_analyze', 'kata-genmove_analyze', 'lz-genmove_analyze'].find(c =>
+    // Sabaki's choice: the first listed of these.  analyze and genmove_analyze
+    // are known but not listed, so Sabaki picks KataGo's commands, whose
+    // info lines carry score leads
+    let sabakiGenmove = ['genmove_analyze', 'kata-genmove_analyze', 'lz-genmove_analyze'].find(c =>
       commands.includes(c)
     )
-    let analyzeCmd = ['analyze', 'kata-analyze', 'lz-analyze'].find(c => commands.includes(c))
-    assert.strictEqual(genmoveCmd, 'genmove_analyze')
-    assert.strictEqual(analyzeCmd, 'analyze')
+    let sabakiAnalyze = ['analyze', 'kata-analyze', 'lz-analyze'].find(c => commands.includes(c))
+    assert.strictEqual(sabakiGenmove, 'kata-genmove_analyze')
+    assert.strictEqual(sabakiAnalyze, 'kata-analyze')
+    for (let c of ['analyze', 'genmove_analyze']) {
+      let known = await controller.sendCommand({name: 'known_command', args: [c]})
+      assert.strictEqual(known.content, 'true', `${c} known`)
+    }
+    // the Leela Zero forms still answer (other clients send them)
+    let genmoveCmd = 'genmove_analyze'
+    let analyzeCmd = 'analyze'
 
     // Sync: komi (before boardsize), boardsize, clear_board, plays; setup
     // stones arrive as plays, so consecutive same-colour plays occur.
