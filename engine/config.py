@@ -91,9 +91,12 @@ class TreeConfig:
     virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
                              "(search.threads > 1; Pachi and Fuego: 1; 3 measured stronger here, "
                              "docs/results/threads.md)")
-    value_lambda: float = _f(0.0, 0.0, 1.0, doc="weight of the net's value head in each simulation's result, "
-                             "(1 - lambda) rollout + lambda value at the deepest node the net evaluated "
-                             "(AlphaGo: 0.5); > 0 needs weights with a value head")
+    value_lambda: tuple = _f((0.0,), 0.0, 1.0, item=float,
+                             doc="weight of the net's value head in each simulation's result, "
+                                 "(1 - lambda) rollout + lambda value at the deepest node the net evaluated "
+                                 "(AlphaGo: 0.5): one number, or three by the root's phase (opening, middle "
+                                 "game, endgame, as tree.value_visits; a value worth k rollouts weighs "
+                                 "k / (k + 1)); > 0 needs weights with a value head")
     value_visits: tuple = _f((0.0, 0.0, 0.0), 0.0, 1e4, item=float,
                              doc="virtual visits at the value head's value given to a position the net "
                                  "evaluates, by phase (opening, middle game, endgame: under 20%, under 50% "
@@ -369,6 +372,9 @@ def _check_cross(cfg):
     if cfg.search.threads > 1 and why is not None:
         raise ConfigError(f"search.threads = {cfg.search.threads}: {why} cannot run threaded "
                           f"(set search.threads = 1, or change {why.split(' = ')[0]})")
+    if len(cfg.tree.value_lambda) not in (1, 3):
+        raise ConfigError(f"tree.value_lambda takes one number or three (opening, middle game, endgame), "
+                          f"got {list(cfg.tree.value_lambda)}")
     if len(cfg.tree.value_visits) != 3:
         raise ConfigError(f"tree.value_visits takes three numbers (opening, middle game, endgame), "
                           f"got {list(cfg.tree.value_visits)}")

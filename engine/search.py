@@ -118,7 +118,7 @@ class Search:
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=config_mod.net_equiv_for(c.tree, size),
                     net_grow=config_mod.net_grow_for(c.tree, size), fpu=c.tree.fpu, net_visits=c.tree.net_visits,
-                    value_lambda=c.tree.value_lambda if has_value else 0.0,
+                    value_lambda=0.0,           # by the root's phase: _per_move
                     cnn_strength=c.uct.cnn_strength,
                     vloss=c.tree.virtual_loss if rave_tree else c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
@@ -193,7 +193,11 @@ class Search:
 
     def _fade_net(self, board):
         """The net prior's weight for this move (``tree.net_fade``): the
-        children expanded from now on get it."""
+        children expanded from now on get it; and the value's weight in the
+        simulations' results for the root's phase (``tree.value_lambda``)."""
+        lam = self.cfg.tree.value_lambda
+        if getattr(self.evaluator, "has_value", False) and max(lam) > 0:
+            self.tree.configure(value_lambda=lam[value_phase(board)] if len(lam) == 3 else lam[0])
         if self.cfg.tree.net_fade > 0:
             self.tree.configure(net_equiv=config_mod.net_equiv_at(self.cfg.tree, board.size, board.move_count))
 
@@ -305,7 +309,7 @@ class Search:
 
     def _value_used(self):
         t = self.cfg.tree
-        return (t.value_lambda > 0 or max(t.value_visits) > 0) and getattr(self._net, "has_value", False)
+        return (max(t.value_lambda) > 0 or max(t.value_visits) > 0) and getattr(self._net, "has_value", False)
 
     def _value_visits(self, board):
         """tree.value_visits for the phase of ``board``: what the value

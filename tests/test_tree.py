@@ -432,6 +432,30 @@ def test_value_head_mixes_into_the_results():
         cfg("tree.value_lambda=1.5")
 
 
+def test_value_lambda_by_the_roots_phase():
+    """Three numbers: the weight of the root's phase (opening, middle game,
+    endgame).  [1, 0, 0] on an empty board (the opening) acts as 1; on a
+    board of 30 stones (the middle game of 9x9) as 0."""
+    e5 = pt("E5")
+
+    def e5_rate(board, lam):
+        s = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
+                       "prior.dcnn_nodes=500", f"tree.value_lambda={lam}"), evaluator=_ValueNet(e5))
+        s.set_position(board, 7.0)
+        s.run()
+        n, w = {c[0]: (c[1], c[2]) for c in s.tree.children()}[e5]
+        return w / n
+    assert e5_rate(Board(9), "[1.0,0.0,0.0]") > 0.8
+    mid = Board(9)
+    for m in ["A1", "J9", "A9", "J1", "B1", "H9", "B9", "H1", "C1", "G9", "C9", "G1", "A2", "J8", "A8",
+              "J2", "A3", "J7", "A7", "J3", "B2", "H8", "B8", "H2", "A4", "J6", "A6", "J4", "C2", "G8"]:
+        mid.play(pt(m))
+    assert mid.move_count == 30
+    assert e5_rate(mid, "[1.0,0.0,0.0]") < 0.8
+    with pytest.raises(config.ConfigError, match="one number or three"):
+        cfg("tree.value_lambda=[0.5,0.5]")
+
+
 def test_value_visits_add_visits_at_the_nets_value():
     """tree.value_visits = [50, 50, 50]: every child of the root gets its
     value in one batch before the search, as 50 prior visits for its
