@@ -372,6 +372,9 @@ def _check_cross(cfg):
     if cfg.search.threads > 1 and why is not None:
         raise ConfigError(f"search.threads = {cfg.search.threads}: {why} cannot run threaded "
                           f"(set search.threads = 1, or change {why.split(' = ')[0]})")
+    if cfg.tree.choose == "lcb" and cfg.search.tree != "rave":
+        raise ConfigError(f"tree.choose = lcb needs search.tree = rave (the {cfg.search.tree} tree chooses by "
+                          f"visits); set search.tree = rave or tree.choose = visits")
     if len(cfg.tree.value_lambda) not in (1, 3):
         raise ConfigError(f"tree.value_lambda takes one number or three (opening, middle game, endgame), "
                           f"got {list(cfg.tree.value_lambda)}")

@@ -195,3 +195,10 @@ def test_an_old_key_names_the_new_one(tmp_path, text, new):
 def test_an_old_key_in_an_override_names_the_new_one():
     with pytest.raises(C.ConfigError, match=r"'gtp.score_playouts' is now 'player.score_playouts'"):
         C.load(None, ["gtp.score_playouts=50"])
+
+
+def test_lcb_choice_off_the_rave_tree_is_refused():
+    from engine.config import ConfigError, load
+    with pytest.raises(ConfigError, match="tree.choose = lcb needs search.tree = rave"):
+        load(None, ["search.tree=uct", "tree.choose=lcb"])
+    assert load(None, ["tree.choose=lcb"]).tree.choose == "lcb"
