@@ -9,7 +9,9 @@ move's, for the side to move).
 The positions are every tenth position of the held-out GNU Go games of
 ``datasets/<n>x<n>-test`` (from move 10 on), each asked through the JSON
 analysis server (``gtp_main.py analysis``'s AnalysisServer) of the shipped
-config for the size, with the given weights.  Two runs in one process: the
+config for the size, with the given weights, once to each of ``--repeats``
+engines that differ only in their seed (one engine answers the same query
+the same way: its search is seeded).  Two runs in one process: the
 score from the net's heads (``player.score_source = net``) and the reference,
 from playouts (``playouts``).  Prints the mean standard deviation of each,
 their ratio, and last ``lead_stdev: X points`` for the net.
@@ -52,10 +54,13 @@ def run(size, visits, games, repeats, sets):
         cols = "BW"
         q = {"moves": [[cols[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(mv)], "rules": "chinese",
              "komi": 7.0 if size == 9 else 7.5, "boardXSize": size, "maxVisits": visits}
-        out = io.StringIO()
-        srv = AnalysisServer(load(cfg, ["search.seconds=0", f"search.seed={k + 1}"] + sets), out=out)
-        srv.serve(io.StringIO("".join(json.dumps(dict(q, id=str(r))) + "\n" for r in range(repeats))))
-        got = [json.loads(ln) for ln in out.getvalue().splitlines()]
+        got = []
+        for r in range(repeats):        # the same query to engines that differ only in their seed
+            out = io.StringIO()
+            srv = AnalysisServer(load(cfg, ["search.seconds=0", f"search.seed={1000 * k + r + 1}"] + sets),
+                                 out=out)
+            srv.serve(io.StringIO(json.dumps(dict(q, id=str(r))) + "\n"))
+            got += [json.loads(ln) for ln in out.getvalue().splitlines()]
         leads = [r["rootInfo"]["scoreLead"] for r in got]
         stdevs.append(statistics.pstdev(leads))
         sign = 1.0 if len(mv) % 2 == 0 else -1.0         # Black's view -> the side to move's
