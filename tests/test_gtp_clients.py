@@ -14,8 +14,10 @@ from tools.gtp_client import GNUGO
 
 from tests.conftest import PY, ROOT
 
+# no --config: each size's shipped engine; never resigning, so a game runs its 30 moves
 ENGINE = [PY, os.path.join(ROOT, "gtp_main.py"), "--log-level", "WARNING",
-          "--set", "search.playouts=50", "--set", "player.score_playouts=50", "--set", "prior.evaluator=none"]
+          "--set", "search.playouts=50", "--set", "player.score_playouts=50", "--set", "prior.evaluator=none",
+          "--set", "search.resign_threshold=0"]
 _CTRL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 
 
