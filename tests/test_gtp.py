@@ -720,6 +720,42 @@ def test_fuzz_one_reply_per_command_and_no_change_on_error(lines):
         assert not eng.quit
 
 
+_FUZZ_ENG = []
+
+
+@pytest.mark.slow
+@settings(max_examples=10000, deadline=None, suppress_health_check=list(HealthCheck))
+@given(line_st)
+def test_fuzz_ten_thousand_lines_on_one_engine(line):
+    """One engine takes ten thousand generated lines, one after another:
+    one framed reply each, an error changes nothing, the engine serves on."""
+    if not _FUZZ_ENG:
+        _FUZZ_ENG.append(make_engine("search.playouts=5", "player.score_playouts=5"))
+    eng = _FUZZ_ENG[0]
+    before = state(eng)
+    out = eng.respond(line)
+    if not preprocess(line):
+        assert out == ""
+        return
+    good, _, body = parse(out)
+    if not good:
+        assert body
+        assert state(eng) == before, line
+    assert not eng.quit
+
+
+@pytest.mark.parametrize("line", ["go-param search.seconds nan", "go-param search.seconds inf",
+                                  "go-param time.main_fraction -inf", "go-param tree.fpu nan"])
+def test_lines_that_once_broke_the_gtp_server(line):
+    """go-param took NaN (the range check skipped it); every numeric
+    setting refuses NaN and the infinities."""
+    eng = make_engine()
+    before = eng.player.cfg
+    good, _, body = parse(eng.respond(line))
+    assert not good and "finite" in body
+    assert eng.player.cfg == before
+
+
 # ------------------------------------------------------------------ engine.game
 def test_game_record_roundtrip_and_errors(tmp_path):
     from board_ext.board import BLACK, WHITE, IllegalMove
