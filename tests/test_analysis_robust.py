@@ -54,6 +54,8 @@ def test_kataGo_rule_spellings_are_accepted():
         assert rules_name(name) is not None, name
     assert rules_name("new zealand") == "new_zealand" and rules_name({"ko": "SIMPLE"}) == "chinese"
     assert rules_name("unheard-of") is None and rules_name(5) is None
+    assert rules_name("koPOSITIONALscoreAREAtaxNONEsui1") == "chinese"        # KataGo's compact form
+    assert rules_name("koSIMPLEscoreTERRITORYtaxSEKIsui0") == "japanese"
     got = serve([json.dumps(dict(GOOD, id="nz", rules="new zealand")),
                  json.dumps(dict(GOOD, id="ss", rules="stone_scoring"))])
     assert {r["id"] for r in got if "moveInfos" in r} == {"nz", "ss"}

@@ -78,6 +78,9 @@ def rules_name(rules):
         return "chinese"
     if not isinstance(rules, str):
         return None
+    m = re.search(r"score(area|territory)", rules.lower())
+    if m and rules.lower().startswith("ko"):     # KataGo's compact form, koSIMPLEscoreAREAtaxNONEsui0...
+        return "chinese" if m.group(1) == "area" else "japanese"
     return RULES.get(re.sub(r"[\s_\-]+", "", rules.lower()))
 
 
