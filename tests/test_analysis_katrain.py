@@ -2,7 +2,6 @@
 search, overrideSettings, avoid/allow moves, queries without maxVisits."""
 import io
 import json
-import time
 
 from engine.config import load
 from engine.gtp.analysis_json import AnalysisServer
@@ -20,24 +19,20 @@ def serve(queries, *sets):
 
 
 def test_partial_results_come_during_the_search_then_the_final_one():
-    t0 = time.time()
     got = serve([dict(Q, id="p", reportDuringSearchEvery=0.1, overrideSettings={"maxTime": 1.0},
                       maxVisits=10**7)], "search.playouts=10000000")
-    took = time.time() - t0
     during = [r for r in got if r.get("isDuringSearch")]
     final = [r for r in got if r.get("isDuringSearch") is False]
     assert len(during) >= 3 and len(final) == 1 and got[-1] is final[0]
     assert all(r["moveInfos"] and r["id"] == "p" for r in during)
     assert [r["rootInfo"]["visits"] for r in during] == sorted(r["rootInfo"]["visits"] for r in during)
-    assert took < 10        # maxTime bounds a query of ten million visits
+    assert final[0]["rootInfo"]["visits"] < 10**7     # maxTime, not the visits, ended the search
 
 
 def test_max_time_and_the_clock_bound_a_query():
-    t0 = time.time()
     got = serve([dict(Q, id="c")], "search.playouts=10000000", "search.seconds=0.5")
     assert got[0]["id"] == "c" and got[0]["moveInfos"]
-    assert time.time() - t0 < 10
-    assert got[0]["rootInfo"]["visits"] < 10**7
+    assert got[0]["rootInfo"]["visits"] < 10**7       # the clock, not the visits, ended the search
 
 
 def test_unknown_overrides_get_a_warning_and_the_query_its_answer():
