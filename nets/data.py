@@ -80,6 +80,18 @@ class Positions:
                          list(self.bad_shards))
 
 
+def one_hot(y: np.ndarray, n_moves: int) -> np.ndarray:
+    """float16 (N, n_moves): the policy target of positions with no visit
+    distribution, the move played."""
+    out = np.zeros((len(y), n_moves), np.float16)
+    out[np.arange(len(y)), y] = 1
+    return out
+
+
+def _stderr(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
 def list_shards(dirs) -> list[str]:
     """The shard files of one directory or a list of them (sorted; temporary
     files of a running datagen are skipped); a shard file named in the list
@@ -225,9 +237,7 @@ def load_positions(dirs, size: int | None = None, cache: bool = True,
         shards = shards[:max_shards]
     if not shards:
         raise FileNotFoundError(f"no shards (*.npz) in {dirs!r}")
-    if log is None:
-        def log(msg):
-            print(msg, file=sys.stderr, flush=True)
+    log = log or _stderr
     parts, used, bad = [], [], []
     levels, n_games, skipped = set(), 0, 0
     it = shards
@@ -255,15 +265,7 @@ def load_positions(dirs, size: int | None = None, cache: bool = True,
     pi = None
     if any(p.visits is not None for p in parts):
         M = size * size + 1
-        rows = []
-        for p in parts:
-            if p.visits is not None:
-                rows.append(p.visits)
-            else:
-                oh = np.zeros((len(p.y), M), np.float16)
-                oh[np.arange(len(p.y)), p.y] = 1
-                rows.append(oh)
-        pi = np.concatenate(rows)
+        pi = np.concatenate([p.visits if p.visits is not None else one_hot(p.y, M) for p in parts])
     cat = np.concatenate
     return Positions(cat([p.X for p in parts]), cat([p.y for p in parts]),
                      cat([p.game for p in parts]), size, sorted(levels), n_games, used, skipped,
@@ -340,9 +342,7 @@ def load_teacher(dirs, size: int | None = None, n_planes: int = NUM_PLANES, log=
     shards = list_shards(dirs)
     if not shards:
         raise FileNotFoundError(f"no label shards (*.npz) in {dirs!r}")
-    if log is None:
-        def log(msg):
-            print(msg, file=sys.stderr, flush=True)
+    log = log or _stderr
     parts, used, bad = [], [], []
     for s in shards:
         try:
@@ -363,14 +363,7 @@ def load_teacher(dirs, size: int | None = None, n_planes: int = NUM_PLANES, log=
         raise FileNotFoundError(f"no label shard of {dirs!r} reads")
     cat = np.concatenate
     M = size * size + 1
-    pis = []
-    for p in parts:
-        if p[5] is not None:
-            pis.append(p[5])
-        else:
-            oh = np.zeros((len(p[1]), M), np.float16)
-            oh[np.arange(len(p[1])), p[1]] = 1
-            pis.append(oh)
+    pis = [p[5] if p[5] is not None else one_hot(p[1], M) for p in parts]
     game = cat([p[2] for p in parts])
     pos = Positions(cat([p[0] for p in parts]), cat([p[1] for p in parts]), game, size, [0],
                     int(len(np.unique(game))), used, 0, cat([p[3] for p in parts]),
