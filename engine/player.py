@@ -363,8 +363,6 @@ class Player(PlayerOptions):
         old, self.cfg = self.cfg, new
         self.tc.apply(new.time)
         self.ponder = new.player.ponder
-        if old.search.seed == self.seed and new.search.seed != old.search.seed:
-            self.seed = new.search.seed or self.seed
         self._drop_tree()
         self._search = None              # rebuilt for the new config at its next use
         if old.net != new.net:

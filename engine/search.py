@@ -118,7 +118,7 @@ class Search:
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=config_mod.net_equiv_for(c.tree, size),
                     net_grow=config_mod.net_grow_for(c.tree, size), fpu=c.tree.fpu, net_visits=c.tree.net_visits,
-                    value_lambda=0.0,           # by the root's phase: _per_move
+                    value_lambda=0.0,           # by the root's phase, at each move: _per_move
                     cnn_strength=c.uct.cnn_strength,
                     vloss=c.tree.virtual_loss if rave_tree else c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
@@ -158,7 +158,7 @@ class Search:
             self.tree.set_root(board)
             self.root_board = board
             self._mem_keys = {}
-            self._fade_net(board)
+            self._per_move(board)
             self._root_set()
             return False
         old = self.root_board
@@ -187,11 +187,11 @@ class Search:
         if not self._rave_tree:
             self.tree.reset_priors()      # the uct tree's net rows are per search
         self.root_board = board
-        self._fade_net(board)
+        self._per_move(board)
         self._root_set()
         return reused
 
-    def _fade_net(self, board):
+    def _per_move(self, board):
         """The net prior's weight for this move (``tree.net_fade``): the
         children expanded from now on get it; and the value's weight in the
         simulations' results for the root's phase (``tree.value_lambda``)."""
