@@ -272,21 +272,28 @@ class Evaluator:
                    precision=precision, device=device)
 
     # -- evaluation ------------------------------------------------------------
-    def _run(self, boards):
-        """Raw logits (B, M), values (B,) or None and features (B, F) for
-        boards, float32 numpy."""
+    def _input(self, boards):
+        """The net's input for boards: planes in the shared buffer, on the
+        device, in the memory format the net runs (hold ``_run_lock``)."""
         from board_ext.features import planes_batch
         torch = self._torch
         B = len(boards)
         if self._buf.shape[0] < B:
             n = self.board_size
             self._buf = np.empty((B, self._nplanes, n, n), np.float32)
-        x = planes_batch(boards, out=self._buf, n_planes=self._nplanes)[:B]
-        xt = torch.from_numpy(x)
+        xt = torch.from_numpy(planes_batch(boards, out=self._buf, n_planes=self._nplanes)[:B])
         if self.device != "cpu":
             xt = xt.to(self.device)
         if self.channels_last:
             xt = xt.contiguous(memory_format=torch.channels_last)
+        return xt
+
+    def _run(self, boards):
+        """Raw logits (B, M), values (B,) or None and features (B, F) for
+        boards, float32 numpy."""
+        torch = self._torch
+        B = len(boards)
+        xt = self._input(boards)
         with torch.inference_mode(), self._autocast():
             logits, vlogit, feats = self.model.forward_all(xt)
             logits = logits.float().cpu().numpy().copy()
@@ -377,7 +384,6 @@ class Evaluator:
         points, komi included, and (B, n*n) in -1..1 by flat point.  Not
         cached (analysis asks it a few boards a query); ValueError for a net
         without those heads."""
-        from board_ext.features import planes_batch
         if not self.has_aux:
             raise ValueError(f"{self.name}: the net has no score and ownership heads (heads {self.config.heads})")
         torch = self._torch
@@ -385,10 +391,8 @@ class Evaluator:
         B, n = len(boards), self.board_size
         if B == 0:
             return np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros((0, n * n), np.float32)
-        x = planes_batch(boards, out=np.empty((B, self._nplanes, n, n), np.float32), n_planes=self._nplanes)[:B]
-        xt = torch.from_numpy(x).to(self.device)
         with self._run_lock, torch.inference_mode(), self._autocast():
-            _, v, score, own, _ = self.model.forward_heads(xt)
+            _, v, score, own, _ = self.model.forward_heads(self._input(boards))
             return (torch.sigmoid(v.float()).cpu().numpy().astype(np.float32),
                     score.float().cpu().numpy().astype(np.float32),
                     own.float().reshape(B, n * n).cpu().numpy().astype(np.float32))
