@@ -172,6 +172,22 @@ def test_only_whole_chunks_unless_partial(tmp_path):
     assert label.out_path("o", 8, label.chunks([str(src)], 2)[1]) == os.path.join("o", "T8_src_SP_00003.npz")
 
 
+def test_an_offset_labels_the_other_positions_into_its_own_shard(tmp_path):
+    """``--every 2 --offset 1`` labels the odd positions, beside (not over)
+    the shard of the even ones."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    write_source(str(src))
+    for off in (0, 1):
+        assert label.main(["--teacher", fake_teacher(tmp_path, "ok"), "--in", str(src), "--out", str(out),
+                           "--chunk-files", "1", "--every", "2", "--offset", str(off)]) == 0
+    assert sorted(os.listdir(out)) == ["T1_src_SP_00001.npz", "T1_src_SP_00001_o1.npz"]
+    even, odd = (dict(np.load(out / f)) for f in sorted(os.listdir(out)))
+    assert list(even["pos_turn"]) == [0, 2, 4] * 2 and list(odd["pos_turn"]) == [1, 3, 5] * 2
+    assert json.loads(str(odd["teacher"]))["offset"] == 1
+
+
 def test_bad_arguments_are_refused():
     with pytest.raises(SystemExit):
         label.main(["--teacher", "x", "--in", "y", "--out", "z", "--visits", "0"])
+    with pytest.raises(SystemExit):
+        label.main(["--teacher", "x", "--in", "y", "--out", "z", "--offset", "-1"])

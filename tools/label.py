@@ -3,12 +3,12 @@ JSON analysis protocol.
 
     python -m tools.label --teacher "katago analysis -model NET -config CFG" \\
         --in datasets/9x9-selfplay --out datasets/teacher/9x9 --visits 1 \\
-        [--chunk-files 40] [--every 1] [--workers 2 | --ray | --ray-address HOST:PORT]
+        [--chunk-files 40] [--every 1] [--offset 0] [--workers 2 | --ray | --ray-address HOST:PORT]
 
 The positions are those of training shards (``nets/shards.py``: the engine's
 self-play, ``tools.selfplay --data``, and GNU Go's games, ``tools.datagen``).
 For every game the teacher gets one query with the game's moves and
-``analyzeTurns`` (every ``--every``-th position), ``maxVisits`` ``--visits``,
+``analyzeTurns`` (every ``--every``-th position from the ``--offset``-th), ``maxVisits`` ``--visits``,
 ``includePolicy`` and ``includeOwnership``; each answer gives the position's
 targets:
 
@@ -30,7 +30,8 @@ names).  The positions are rebuilt by replaying, as for every other shard.
 
 Source shards are taken in sorted order, ``--chunk-files`` at a time; chunk
 ``i`` becomes ``T<visits>_<source folder>_<first source name>.npz`` in
-``--out``, written to
+``--out`` (``..._o<offset>.npz`` with an offset, so that the other positions
+of labelled games can be labelled later), written to
 a temporary file and renamed, so a killed run leaves no partial shard and
 the same command resumes where it stopped (only complete chunks are labelled
 unless ``--partial``: sources may still be accruing).
@@ -225,7 +226,7 @@ def game_query(qid, moves, size, komi, turns, visits):
             "includePolicy": True, "includeOwnership": True}
 
 
-def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, log=None):
+def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, log=None, offset=0):
     """Label the games of the shards ``files``; returns (arrays, notes):
     the label shard's arrays (None when no position was labelled) and the
     lines that name what was skipped."""
@@ -249,7 +250,9 @@ def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, lo
             off = sh["offsets"]
             for g in range(len(off) - 1):
                 mv = sh["moves"][off[g]:off[g + 1]]
-                turns = list(range(0, len(mv), every))
+                turns = list(range(offset, len(mv), every))
+                if not turns:
+                    continue
                 qid = f"{os.path.basename(f)}:{g}"
                 for attempt in range(restarts + 1):
                     try:
@@ -301,7 +304,8 @@ def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, lo
                  t_policy=np.stack(pos["t_policy"]), t_winrate=np.asarray(pos["t_winrate"], np.float32),
                  t_lead=np.asarray(pos["t_lead"], np.float32), t_own=np.stack(pos["t_own"]),
                  teacher=np.str_(json.dumps({"command": teacher_cmd if isinstance(teacher_cmd, str)
-                                             else " ".join(teacher_cmd), "visits": visits, "every": every})),
+                                             else " ".join(teacher_cmd), "visits": visits, "every": every,
+                                             "offset": offset})),
                  sources=np.asarray([os.path.basename(f) for f in files]))
     if pos["t_visits"]:
         extra["t_visits"] = np.stack(pos["t_visits"])
@@ -323,17 +327,18 @@ def chunks(inputs, chunk_files, partial=False):
     return out
 
 
-def out_path(out, visits, files):
-    """``T<visits>_<source folder>_<first source name>.npz``: unique over
-    several source folders whose shards share names."""
+def out_path(out, visits, files, offset=0):
+    """``T<visits>_<source folder>_<first source name>[_o<offset>].npz``:
+    unique over several source folders whose shards share names."""
     first = os.path.abspath(files[0])
     stem = os.path.splitext(os.path.basename(first))[0]
     folder = os.path.basename(os.path.dirname(first))
-    return os.path.join(out, f"T{visits}_{folder}_{stem}.npz")
+    tail = f"_o{offset}" if offset else ""
+    return os.path.join(out, f"T{visits}_{folder}_{stem}{tail}.npz")
 
 
-def _job(teacher_cmd, files, visits, every, timeout, restarts):
-    return label_chunk(teacher_cmd, files, visits, every, timeout, restarts)
+def _job(teacher_cmd, files, visits, every, timeout, restarts, offset):
+    return label_chunk(teacher_cmd, files, visits, every, timeout, restarts, offset=offset)
 
 
 def main(argv=None):
@@ -344,6 +349,8 @@ def main(argv=None):
     ap.add_argument("--out", required=True)
     ap.add_argument("--visits", type=int, default=1)
     ap.add_argument("--every", type=int, default=1, help="label every N-th position of a game")
+    ap.add_argument("--offset", type=int, default=0,
+                    help="the first position labelled (with --every 2, --offset 1 labels the others)")
     ap.add_argument("--chunk-files", type=int, default=40, help="source shards a label shard")
     ap.add_argument("--partial", action="store_true", help="also label the last, incomplete chunk")
     ap.add_argument("--limit", type=int, default=0, help="stop after this many label shards (0: all)")
@@ -353,13 +360,13 @@ def main(argv=None):
     add_arguments(ap)
     args = ap.parse_args(argv)
     ray = ray_target(ap, args, args.workers)
-    if args.visits < 1 or args.every < 1 or args.chunk_files < 1 or args.limit < 0:
-        ap.error("--visits, --every and --chunk-files must be positive, --limit not negative")
+    if args.visits < 1 or args.every < 1 or args.chunk_files < 1 or args.limit < 0 or args.offset < 0:
+        ap.error("--visits, --every and --chunk-files must be positive, --limit and --offset not negative")
     if (args.workers is not None and args.workers < 1) or args.timeout <= 0 or args.restarts < 0:
         ap.error("--workers and --timeout must be positive, --restarts not negative")
     os.makedirs(args.out, exist_ok=True)
     todo = [c for c in chunks(args.inputs, args.chunk_files, args.partial)
-            if not os.path.exists(out_path(args.out, args.visits, c))]
+            if not os.path.exists(out_path(args.out, args.visits, c, args.offset))]
     if args.limit:
         todo = todo[:args.limit]
     print(f"label: {len(todo)} chunks to label into {args.out}", file=sys.stderr, flush=True)
@@ -368,7 +375,8 @@ def main(argv=None):
     failed = 0
     try:
         with fan:
-            jobs = [(args.teacher, c, args.visits, args.every, args.timeout, args.restarts) for c in todo]
+            jobs = [(args.teacher, c, args.visits, args.every, args.timeout, args.restarts, args.offset)
+                    for c in todo]
             for k, res, err in fan.imap(_job, jobs):
                 if err is not None:
                     failed += 1
@@ -380,10 +388,10 @@ def main(argv=None):
                     print(f"label: chunk {os.path.basename(todo[k][0])}: no position labelled",
                           file=sys.stderr, flush=True)
                     continue
-                save_shard(out_path(args.out, args.visits, todo[k]), arrays)
+                save_shard(out_path(args.out, args.visits, todo[k], args.offset), arrays)
                 n_pos += len(arrays["pos_turn"])
                 dt = time.time() - t0
-                print(f"label: {out_path(args.out, args.visits, todo[k])}: {len(arrays['pos_turn'])} positions; "
+                print(f"label: {out_path(args.out, args.visits, todo[k], args.offset)}: {len(arrays['pos_turn'])} positions; "
                       f"{n_pos} in {dt:.0f} s ({3600 * n_pos / max(dt, 1e-9):.0f} an hour)",
                       file=sys.stderr, flush=True)
     except FanoutError as e:
