@@ -6,7 +6,7 @@ SIZECONFIG = $(if $(CONFIG),$(CONFIG),configs/$(SIZE)x$(SIZE).toml)
 GAMES   ?= 10
 SIZE    ?= 9
 
-.PHONY: node-deps venv deps build configs test test-fast bench gtp selfplay match train regress gnugo annotate clean
+.PHONY: node-deps venv deps build configs ringmaster test test-fast bench gtp selfplay match train regress gnugo annotate clean
 
 .venv/bin/python:
 	python3 -m venv .venv
@@ -32,6 +32,13 @@ gnugo:
 	  (apt-get update -qq && apt-get install -y -qq gnugo) || \
 	  (sudo apt-get update -qq && sudo apt-get install -y -qq gnugo); fi
 
+# gomill's ringmaster (0.8.3, the registry's last release, Python 2 only),
+# ported to Python 3 at install time into .venv/bin/ringmaster (tools/ringmaster_py3.py)
+.venv/bin/ringmaster: tools/ringmaster_py3.py | .venv/.deps
+	$(PY) -m tools.ringmaster_py3 --prefix .venv
+
+ringmaster: .venv/bin/ringmaster
+
 node-deps:
 	@if [ -f tests/clients/sabaki/package.json ]; then cd tests/clients/sabaki && npm ci --silent --no-audit --no-fund; fi
 
@@ -41,7 +48,7 @@ configs: deps
 
 # Everything (what CI runs); test-fast leaves out the tests that need GNU Go
 # or node and the slow ones (markers in tests/conftest.py).
-test: build gnugo node-deps
+test: build gnugo node-deps ringmaster
 	$(PY) -m pytest tests -q
 
 test-fast: build

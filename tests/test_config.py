@@ -202,3 +202,28 @@ def test_lcb_choice_off_the_rave_tree_is_refused():
     with pytest.raises(ConfigError, match="tree.choose = lcb needs search.tree = rave"):
         load(None, ["search.tree=uct", "tree.choose=lcb"])
     assert load(None, ["tree.choose=lcb"]).tree.choose == "lcb"
+
+
+def test_ringmaster_control_file_against_fuego():
+    """The Fuego playoff: an equal 30 s sudden-death clock each, one thread
+    a side, our shipped 9x9 config chosen by size, files from the repository."""
+    path = os.path.join(ROOT, "configs", "ringmaster-vs-fuego.ctl")
+    matchups = []
+    ns = {"Player": lambda command, **kw: {"command": command, **kw},
+          "Matchup": lambda p1, p2, **kw: matchups.append((p1, p2, kw))}
+    exec(compile(open(path).read(), path, "exec"), ns)
+    assert ns["competition_type"] == "playoff" and ns["board_size"] == 9
+    ours, fuego = ns["players"]["gomcts"], ns["players"]["fuego"]
+    for p in (ours, fuego):
+        assert p["startup_gtp_commands"] == ["time_settings 30 0 0"]
+        assert os.path.normpath(os.path.join(os.path.dirname(path), p["cwd"])) == ROOT
+    words = ours["command"].split()
+    assert words[1] == "gtp_main.py" and "--config" not in words
+    sets = [words[i + 1] for i, w in enumerate(words) if w == "--set"]
+    assert C.load(os.path.join(ROOT, "configs", "9x9.toml"), sets).search.threads == 1
+    fw = fuego["command"].split()
+    gtp_file = fw[fw.index("--config") + 1]
+    assert os.path.exists(os.path.join(ROOT, gtp_file))
+    assert "uct_param_search number_threads 1" in open(os.path.join(ROOT, gtp_file)).read()
+    p1, p2, kw = matchups[0]
+    assert (p1, p2) == ("gomcts", "fuego") and kw["alternating"] and kw["number_of_games"] == 200
