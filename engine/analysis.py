@@ -9,7 +9,7 @@ ownership is the head's for the analysed position; the same position
 always gives the same figures.  Otherwise, from playouts: a move's lead is the
 mean final score of the search's own simulations through it (as KataGo's
 scoreMean is the search's), so lead and win rate come from the same
-evidence; where the search has none for a visited move (visits kept from an
+evidence, and the root's lead is again its best candidate's; where the search has none for a visited move (visits kept from an
 earlier root) dedicated playouts stand in (``Player.score_stats``, once per
 move of one analysis); ownership comes from the root's playouts."""
 import logging
@@ -146,7 +146,12 @@ class ScoredRows:
             fresh += new
             r["scoreLead"], r["scoreStdev"] = lead, sd
         out.ownership = root[0]
-        out.root_lead = root_lead
+        # the root's lead is its best candidate's, as with the net: the mean
+        # over every simulation counts the search's exploring of worse moves,
+        # so a client grading by lead (KaTrain's pointsLost) read the engine's
+        # own choice as a loss of points
+        shown = [r for r in out if r.get("visits", 0) > 0 and r["move"] not in avoid]
+        out.root_lead = shown[0]["scoreLead"] if shown else root_lead
         return out
 
     def _annotate_net(self, out):
