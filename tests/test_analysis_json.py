@@ -59,7 +59,30 @@ def test_priority_and_terminate():
     high = dict(Q, id="high", analyzeTurns=[2], priority=10)
     gone = dict(Q, id="gone", analyzeTurns=[0, 1, 2])
     got = run([low, high, gone, {"id": "t", "action": "terminate", "terminateId": "gone"}], queued=True)
-    assert [r.get("id") for r in got] == ["t", "high", "low"]
+    # as KataGo: each queued turn of the terminated query answers noResults, then the echo
+    assert got[:3] == [{"id": "gone", "turnNumber": t, "isDuringSearch": False, "noResults": True} for t in (0, 1, 2)]
+    assert got[3] == {"id": "t", "action": "terminate", "terminateId": "gone"}
+    assert [r.get("id") for r in got[4:]] == ["high", "low"] and all(r["moveInfos"] for r in got[4:])
+
+
+def test_terminate_by_turn_terminate_all_unknown_ids_and_clear_cache():
+    a = dict(Q, id="a", analyzeTurns=[0, 1, 2])
+    b = dict(Q, id="b", analyzeTurns=[1])
+    got = run([a, b, {"id": "t1", "action": "terminate", "terminateId": "a", "turnNumbers": [1]},
+               {"id": "t2", "action": "terminate", "terminateId": "nobody"},
+               {"id": "c", "action": "clear_cache"}], queued=True)
+    assert got[0] == {"id": "a", "turnNumber": 1, "isDuringSearch": False, "noResults": True}
+    assert got[1] == {"id": "t1", "action": "terminate", "terminateId": "a", "turnNumbers": [1]}
+    assert got[2] == {"id": "t2", "action": "terminate", "terminateId": "nobody"}   # an unknown id: the echo
+    assert got[3] == {"id": "c", "action": "clear_cache"}
+    assert sorted((r["id"], r["turnNumber"]) for r in got[4:]) == [("a", 0), ("a", 2), ("b", 1)]
+    got = run([a, b, {"id": "all", "action": "terminate_all"}], queued=True)
+    assert sorted((r["id"], r["turnNumber"]) for r in got[:4]) == [("a", 0), ("a", 1), ("a", 2), ("b", 1)]
+    assert all(r["noResults"] for r in got[:4]) and got[4] == {"id": "all", "action": "terminate_all"}
+    assert len(got) == 5
+    bad = run([{"id": "x", "action": "terminate", "terminateId": "a", "turnNumbers": "1"},
+               {"id": "y", "action": "terminate"}])
+    assert [(r["id"], r["field"]) for r in bad] == [("x", "turnNumbers"), ("y", "terminateId")]
 
 
 def test_gtp_main_analysis_mode():

@@ -26,8 +26,11 @@ One JSON object a line on stdin, one a line on stdout:
   ``reportAnalysisWinratesAs = BLACK``, KaTrain's setting); ownership is
   row by row from the top;
 - ``{"id": ..., "action": "query_version"}``: ``version``;
-- ``{"id": ..., "action": "terminate", "terminateId": ...}``: the queued
-  turns of that query are dropped (the one searching ends at once).
+- ``{"id": ..., "action": "terminate", "terminateId": ..., ["turnNumbers": [...]]}``
+  and ``{"id": ..., "action": "terminate_all", ["turnNumbers": [...]]}``:
+  as KataGo, each queued turn is dropped and answered with ``noResults``,
+  the one searching ends at once with what it has, and the action is echoed;
+- ``{"id": ..., "action": "clear_cache"}``: echoed.
 
 Queries are read on their own thread and answered by priority (higher
 first), then in arrival order, so several can be in flight.  A malformed
@@ -111,7 +114,6 @@ class AnalysisServer:
         self._heap = []                        # (-priority, seq, query dict, turn)
         self._seq = itertools.count()
         self._eof = False
-        self._terminated = set()
 
     # ------------------------------------------------------------ output
     def _send(self, obj):
@@ -171,21 +173,15 @@ class AnalysisServer:
         if action == "query_version":
             self._send({"id": qid, "action": "query_version", "version": VERSION, "git_hash": "gomcts"})
             return
-        if action == "terminate":
-            target = q.get("terminateId")
-            if target is not None and not isinstance(target, (str, int, float)):
-                self._error("terminateId must be a query's id", qid, "terminateId")
-                return
-            with self._cv:
-                self._terminated.add(target)
-                self._heap = [h for h in self._heap if h[2]["id"] != target]
-                heapq.heapify(self._heap)
-            if self._current == target:
-                self.player.interrupt.set()      # the turn searching now ends with what it has
-            self._send({"id": qid, "action": "terminate"})
+        if action in ("terminate", "terminate_all"):
+            self._terminate(q, qid, action)
+            return
+        if action == "clear_cache":
+            self._send(q)                     # KataGo echoes it; the net's cache needs no clearing between queries
             return
         if action is not None:
-            self._error(f"unknown action '{action}'", qid, "action")
+            self._error(f"unknown action '{action}': 'action' must be 'query_version', 'clear_cache', "
+                        "'terminate' or 'terminate_all'", qid, "action")
             return
         try:
             turns = self._check(q)
@@ -194,7 +190,6 @@ class AnalysisServer:
             return
         pri = int(q.get("priority", 0))
         with self._cv:
-            self._terminated.discard(qid)
             for t in turns:
                 heapq.heappush(self._heap, (-int(pri), next(self._seq), q, t))
             self._cv.notify()
@@ -292,6 +287,40 @@ class AnalysisServer:
 
     # ------------------------------------------------------------ work
     _current = None
+    _current_turn = None
+
+    def _terminate(self, q, qid, action):
+        """KataGo's ``terminate`` (the turns of ``terminateId``) and
+        ``terminate_all`` (every query's), both optionally only for
+        ``turnNumbers``: each queued turn is dropped and answered with
+        ``noResults``, the turn searching now ends and answers with what it
+        has, and the action itself is echoed (an unknown id gets only the
+        echo), as KataGo does."""
+        target = q.get("terminateId")
+        if action == "terminate" and (target is None or isinstance(target, bool)
+                                      or not isinstance(target, (str, int, float))):
+            self._error('a terminate action must have a "terminateId" field naming a query', qid, "terminateId")
+            return
+        turns = q.get("turnNumbers")
+        if turns is not None and (not isinstance(turns, list) or not all(
+                isinstance(t, int) and not isinstance(t, bool) for t in turns)):
+            self._error("if provided, turnNumbers must be an array of integers indicating turns to terminate",
+                        qid, "turnNumbers")
+            return
+        want = set(turns) if turns is not None else None
+
+        def hit(query_id, turn):
+            return (action == "terminate_all" or query_id == target) and (want is None or turn in want)
+        with self._cv:
+            gone = [h for h in self._heap if hit(h[2]["id"], h[3])]
+            if gone:
+                self._heap = [h for h in self._heap if not hit(h[2]["id"], h[3])]
+                heapq.heapify(self._heap)
+            if self._current is not None and hit(self._current, self._current_turn):
+                self.player.interrupt.set()      # the turn searching now ends with what it has
+        for h in sorted(gone, key=lambda h: (h[1])):
+            self._send({"id": h[2]["id"], "turnNumber": h[3], "isDuringSearch": False, "noResults": True})
+        self._send(q)
 
     def _worker(self):
         while True:
@@ -301,9 +330,7 @@ class AnalysisServer:
                 if not self._heap:
                     return
                 _, _, q, turn = heapq.heappop(self._heap)
-                if q["id"] in self._terminated:
-                    continue
-                self._current = q["id"]
+                self._current, self._current_turn = q["id"], turn
             try:
                 self._send(self.analyse(q, turn))
             except (PlayerError, QueryError) as e:
@@ -315,7 +342,7 @@ class AnalysisServer:
                 log.exception("analysis of %s failed", q["id"])
                 self._error(f"internal error: {type(e).__name__}: {e}", q["id"])
             finally:
-                self._current = None
+                self._current = self._current_turn = None
                 self.player.interrupt.clear()
 
     def analyse(self, q, turn):
