@@ -30,6 +30,7 @@ import time
 from dataclasses import asdict, dataclass, field
 
 from board_ext.board import BLACK
+from board_ext.phases import board_phase
 from board_ext.playout import MoggyRates
 from engine import config as config_mod
 from engine.walk import Tree
@@ -50,10 +51,10 @@ class SearchResult:
 
 
 def value_phase(board):
-    """0 opening, 1 middle game, 2 endgame, by moves played (the phases of
-    nets/calibration.py, which measured what the value head is worth in each)."""
-    from nets.calibration import phase_of
-    return phase_of(board.move_count, board.size * board.size)
+    """0 opening, 1 middle game, 2 endgame, by moves played
+    (board_ext.phases, the phases nets/calibration.py measures the value
+    head's worth in)."""
+    return board_phase(board)
 
 
 def search_threads(cfg):

@@ -22,8 +22,10 @@ import sys
 
 import numpy as np
 
+from board_ext.phases import NAMES, phase_of
+
 KS = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-PHASES = ("opening", "middle", "end")
+PHASES = NAMES
 
 
 def positions(data, size):
@@ -46,10 +48,6 @@ def positions(data, size):
                     out.append((b.copy(), 1.0 if black_won == (b.to_move == 1) else 0.0, i - int(off[g])))
                 b.play(int(moves[i]))
     return out
-
-
-def phase_of(move_no, points):
-    return 0 if move_no < 0.2 * points else (1 if move_no < 0.5 * points else 2)
 
 
 def rollout_wins(board, k, komi, seed):

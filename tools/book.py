@@ -26,7 +26,7 @@ from atomicio import atomic_write
 def build(cfg, size, komi, playouts, depth, width, out, min_share=0.05, log=print):
     """Search the opening tree into the book at ``out`` (loaded first when
     it exists); returns the Book."""
-    from engine import factory
+    from engine.player import Player
     if os.path.exists(out):
         book = Book.load(out)
         if (book.size, book.komi, book.rules) != (size, float(komi), cfg.player.rules):
@@ -34,12 +34,11 @@ def build(cfg, size, komi, playouts, depth, width, out, min_share=0.05, log=prin
                             f"{book.rules} rules; use another --out")
     else:
         book = Book(size, komi, cfg.player.rules, playouts)
-    ev = None
-    try:
-        ev = factory.load_evaluator(cfg, size)
-    except factory.NoNet:
-        ev = factory.fallback_evaluator()
-    search = factory.make_search(cfg, ev)
+    # the engine as GTP builds it (engine.player.build_search: a missing
+    # net falls back to the expert priors)
+    player = Player(cfg)
+    player.new_game(size, komi)
+    search = player.search()
     frontier, seen, searched = [Board(size)], set(), 0
     for ply in range(depth + 1):
         nxt = []
