@@ -27,7 +27,6 @@ def main():
                        f"{args.size}x{args.size}.toml")
     p = Player(load(cfg, ["search.seed=2", "search.seconds=0", f"search.playouts={args.playouts}",
                           "search.early_stop=false"]))
-    from engine.analysis import ScoredRows
     xs, ys, refs = [], [], []
     for k in range(args.positions):
         color = p.game.to_move
@@ -35,7 +34,7 @@ def main():
         p.genmove(color, play=False)
         p.scored_rows(color, got.append)(p.search().analysis())
         rows = got[-1]
-        ref = ScoredRows(p, color, p.size)      # the reference: dedicated playouts after each move
+        ref = p.score_rows(color)      # the reference: dedicated playouts after each move
         total = sum(r["visits"] for r in rows)
         for r in rows:
             if r["visits"] >= 0.02 * total:

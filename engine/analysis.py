@@ -30,22 +30,32 @@ class Rows(list):
 
 class ScoredRows:
     """Score fields and ownership of one analysis (kata-analyze,
-    ``ownership true``), from dedicated playouts (engine.player's
-    :meth:`score_stats`), from the point of view of ``color``: the root's
-    over ``player.score_playouts`` playouts, each candidate's over
-    ``player.move_score_playouts`` playouts after it, computed once per move
-    (the position does not change during an analysis) and at most
-    :data:`_SCORED_PER_LINE` new moves per line; a candidate still waiting
-    for its playouts shows the root's values."""
+    ``ownership true``), from the point of view of ``color``, in ``board``
+    (a copy: genmove plays on).  Its sources are handed in, so this module
+    calls nothing above it:
 
-    def __init__(self, player, color, size):
-        self.player, self.color, self.size = player, color, size
+    - ``net``: an evaluator with score and ownership heads, or None;
+    - ``score_stats(color, move=None, playouts=None, board=None)``:
+      (ownership, mean, stdev) of dedicated playouts (engine.player's), the
+      root's at its default count, each candidate's over ``move_playouts``;
+    - ``search_score()``: the running search's own root score
+      (n, mean, stdev), or None.
+
+    Candidates' figures are computed once per move (the position does not
+    change during an analysis), at most SCORED_PER_CALL new moves per
+    call; a candidate still waiting for its playouts shows the root's values."""
+
+    def __init__(self, board, color, size, score_stats, move_playouts, net=None, search_score=None):
+        self.color, self.size = color, size
         self.sign = 1.0 if color == BLACK else -1.0
-        self.board = player.game.board.copy()      # the analysed position (genmove plays on)
+        self.board = board
+        self._score_stats = score_stats
+        self._move_playouts = move_playouts
+        self._search_score = search_score or (lambda: None)
         self._root = None
         self._moves = {}
         self._move_own = {}                        # move -> ownership after it, ``color``'s view
-        self._net = player.net_scorer()
+        self._net = net
 
     def _net_after(self, moves):
         """The score head's lead (``color``'s view) after each of ``moves``;
@@ -77,14 +87,14 @@ class ScoredRows:
             # the heads speak for the side to move, here ``color``
             self._root = ([float(v) for v in own[0]], float(lead[0]), 0.0)
         if self._root is None:
-            own, mean, sd = self.player.score_stats(self.color, board=self.board)
+            own, mean, sd = self._score_stats(self.color, board=self.board)
             self._root = ([self.sign * v for v in own], self.sign * mean, sd)
         return self._root
 
     def move_ownership(self, m):
         """The ownership after candidate ``m`` (flat points, ``color``'s
         view, +1 ``color``'s): the ownership head's, or
-        ``player.move_score_playouts`` playouts'; the root's for a move
+        ``move_playouts`` playouts'; the root's for a move
         that cannot be played."""
         if m in self._move_own:
             return self._move_own[m]
@@ -92,8 +102,7 @@ class ScoredRows:
             self._net_after([m])
         else:
             try:
-                own, mean, sd = self.player.score_stats(
-                    self.color, m, self.player.cfg.player.move_score_playouts, board=self.board)
+                own, mean, sd = self._score_stats(self.color, m, self._move_playouts, board=self.board)
                 self._move_own[m] = [self.sign * v for v in own]
                 self._moves.setdefault(m, (self.sign * mean, sd))
             except Exception:
@@ -109,8 +118,7 @@ class ScoredRows:
             r = self.root()
             return r[1], r[2], False
         try:
-            _own, mean, sd = self.player.score_stats(
-                self.color, m, self.player.cfg.player.move_score_playouts, board=self.board)
+            _own, mean, sd = self._score_stats(self.color, m, self._move_playouts, board=self.board)
         except Exception:
             log.exception("score playouts after %s failed", m)
             r = self.root()
@@ -129,8 +137,7 @@ class ScoredRows:
             return self._annotate_net(out)
         fresh = 0
         root = self.root()
-        s = self.player.search_built
-        sr = s.root_score() if s is not None and hasattr(s, "root_score") else None
+        sr = self._search_score()
         root_lead, root_sd = (self.sign * sr[1], sr[2]) if sr else (root[1], root[2])
         for r in out:
             if r.get("score_n", 0) > 0:

@@ -762,13 +762,24 @@ class Player(PlayerOptions):
         self._avoid(s, avoid)
         return Thinking(s, "analyze", on_info, interval)      # started by the caller
 
+    def score_rows(self, color):
+        """engine.analysis.ScoredRows for ``color`` in the position of now,
+        fed by this Player's sources (the score head, its score playouts,
+        the running search's root score)."""
+        from engine.analysis import ScoredRows
+
+        def search_score():
+            s = self._search
+            return s.root_score() if s is not None and hasattr(s, "root_score") else None
+        return ScoredRows(self.game.board.copy(), color, self.size, self.score_stats,
+                          self.cfg.player.move_score_playouts, net=self.net_scorer(), search_score=search_score)
+
     def scored_rows(self, color, on_info, avoid=()):
         """``on_info`` for analyses that show scores: it gets the rows as
         engine.analysis.Rows, each with ``scoreLead`` and ``scoreStdev``
         and the root's ``ownership``, for ``color``, in the position of now
         (genmove plays on)."""
-        from engine.analysis import ScoredRows
-        sc = ScoredRows(self, color, self.size)
+        sc = self.score_rows(color)
 
         def wrapped(rows):
             on_info(sc.annotate(rows, avoid))

@@ -386,9 +386,8 @@ def test_kata_analyze_takes_katago_options(eng):
     out = eng.respond("kata-analyze w 10 pvVisits true rootInfo true movesOwnership true "
                       "ownershipStdev false pvEdgeVisits true")
     assert out.startswith("=")
-    from engine.analysis import ScoredRows
     eng.player.genmove(2, play=False, budget=(300, None))
-    rows = ScoredRows(eng.player, 2, 9).annotate(eng.player.search().analysis())
+    rows = eng.player.score_rows(2).annotate(eng.player.search().analysis())
     line = eng._info_line(rows, {"kata": True, "avoid": set(), "pvVisits": True, "rootInfo": True})
     first = line.split(" info ")[0]
     m = re.search(r" pv ((?:[A-HJ]\d ?)+) pvVisits ((?:\d+ ?)+)", first)
