@@ -7,7 +7,7 @@ move's, for the side to move).
         [--weights nets/weights/9x9-teacher.pt]
 
 The positions are every tenth position of the held-out GNU Go games of
-``datasets/<n>x<n>-test`` (from move 10 on), each asked through the JSON
+``records/datasets/<n>x<n>-test`` (from move 10 on), each asked through the JSON
 analysis server (``gtp_main.py analysis``'s AnalysisServer) of the shipped
 config for the size, with the given weights, once to each of ``--repeats``
 engines that differ only in their seed (one engine answers the same query
@@ -35,7 +35,7 @@ from nets.shards import load_shard  # noqa: E402
 
 def positions(size, count):
     out = []
-    for f in list_shards(os.path.join(ROOT, "datasets", f"{size}x{size}-test")):
+    for f in list_shards(os.path.join(ROOT, "records", "datasets", f"{size}x{size}-test")):
         sh = load_shard(f)
         off = sh["offsets"]
         for g in range(len(off) - 1):

@@ -1,6 +1,6 @@
 """A net's move agreement and value calibration on held-out games.
 
-    python -m nets.accuracy --weights nets/weights/19x19.pt --data datasets/19x19-test --size 19
+    python -m nets.accuracy --weights nets/weights/19x19.pt --data records/datasets/19x19-test --size 19
 
 Top-1 and top-3 (legal moves only) of the net's move priors against the
 games' moves, and, for a net with a value head, the value's Brier score and
@@ -9,7 +9,7 @@ before the position: opening < 20% of the board's points, middle < 50%,
 end).  A fully convolutional net (``policy_head = "conv"``) is read at any
 board size (``--size``).  The figures are printed as a Markdown table.
 
-    python -m nets.accuracy --weights nets/weights/9x9.pt --teacher datasets/teacher/9x9 --val-fraction 0.1
+    python -m nets.accuracy --weights nets/weights/9x9.pt --teacher records/datasets/teacher/9x9 --val-fraction 0.1
 
 With ``--teacher`` (label shards of ``tools.label``) the net is measured
 against the teacher on the games that a training run with the same

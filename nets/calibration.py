@@ -2,7 +2,7 @@
 games' results beside the Brier score of the mean of k expert rollouts, by
 game phase, on held-out positions.
 
-    python -m nets.calibration --weights nets/weights/9x9.pt --data datasets/9x9-test \\
+    python -m nets.calibration --weights nets/weights/9x9.pt --data records/datasets/9x9-test \\
         --komi 7 --out docs/results/value-calibration-9.md
 
 ``--data`` takes directories of shards or shard files; ``--every N``

@@ -139,7 +139,7 @@ def test_first_game_plays_the_later_games_with_their_own_seeds(tmp_path):
 
 def test_records_archived_and_written_back_in_a_fresh_out_dir(tmp_path, monkeypatch):
     """A run stopped short of its target resumes elsewhere: the records go
-    to docs/results/games/, and a new out directory gets them back, so only
+    to records/games/, and a new out directory gets them back, so only
     the missing games are pending and the tally is the same."""
     monkeypatch.setattr(experiment, "HERE", str(tmp_path / "repo"))
     exp = _exp()
@@ -152,7 +152,9 @@ def test_records_archived_and_written_back_in_a_fresh_out_dir(tmp_path, monkeypa
     (d / ".tmp-game-0004.json").write_text("{half a rec")     # atomic_write's temporary file
     experiment.archive(exp, str(out))
     path = experiment.archive_path(exp, "a-1")
-    assert path.startswith(str(tmp_path / "repo" / "docs" / "results" / "games" / "t"))
+    assert path.startswith(str(tmp_path / "repo" / "records" / "games" / "t"))
+    man = json.loads((tmp_path / "repo" / "records" / "MANIFEST.json").read_text())
+    assert list(man) == ["records/games/t/a-1.jsonl.gz"]       # the archive is listed with its hash
     assert not os.path.exists(experiment.archive_path(exp, "b-1"))   # no records, no archive
     first = open(path, "rb").read()
     experiment.archive(exp, str(out))
@@ -174,6 +176,8 @@ def test_records_archived_and_written_back_in_a_fresh_out_dir(tmp_path, monkeypa
     experiment.archive(exp, str(fresh))
     with gzip.open(path, "rt") as fh:
         assert [json.loads(x)["index"] for x in fh] == [0, 1, 2, 3]
+    from tools import publish
+    assert publish.check(str(tmp_path / "repo" / "records")) == []      # the manifest followed the archive
     (d / "game-0001.json").write_text(json.dumps({"variant_won": 0.0, "moves": [], "seconds": 1.0}))
     experiment.restore(exp, str(out))
     assert json.loads((d / "game-0001.json").read_text())["variant_won"] == 0.0

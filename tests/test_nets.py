@@ -579,7 +579,7 @@ def test_accuracy_reads_a_conv_net_at_another_size(tmp_path):
     from tests.conftest import ROOT
     cfg = ModelConfig(board_size=19, widths=(8,) * 3, kernels=(3,) * 3, value_head=True, policy_head="conv")
     torch.save(build(cfg).state_dict(), tmp_path / "net.pt")
-    r = accuracy.evaluate(str(tmp_path / "net.pt"), [os.path.join(ROOT, "datasets", "13x13-test")], 13)
+    r = accuracy.evaluate(str(tmp_path / "net.pt"), [os.path.join(ROOT, "records", "datasets", "13x13-test")], 13)
     assert r["positions"] > 100 and 0 <= r["top1"] <= r["top3"] <= 1
     assert set(r["phases"]) == {"opening", "middle", "end"}
     assert all(0 <= b <= 1 and 0 <= s <= 1 for _, b, s in r["phases"].values())
@@ -596,14 +596,14 @@ def test_calibration_scores_value_and_rollouts_by_phase(tmp_path):
     cfg = ModelConfig(board_size=13, widths=(8,) * 3, kernels=(3,) * 3, value_head=True, policy_head="conv")
     torch.save(build(cfg).state_dict(), tmp_path / "net.pt")
     (tmp_path / "net.json").write_text(json.dumps({"model_config": cfg.to_dict()}))
-    res = calibration.calibrate(str(tmp_path / "net.pt"), [os.path.join(ROOT, "datasets", "13x13-test")], 7.5,
+    res = calibration.calibrate(str(tmp_path / "net.pt"), [os.path.join(ROOT, "records", "datasets", "13x13-test")], 7.5,
                                 ks=(1, 4), max_positions=40)
     assert sum(r["n"] for r in res.values()) == 40
     for r in res.values():
         assert 0 <= r["value"] <= 1 and 0 <= r[1] <= 1 and 0 <= r[4] <= 1
     # shard files stand for themselves, and every second position is half of them
     from nets.data import list_shards
-    shards = list_shards(os.path.join(ROOT, "datasets", "13x13-test"))[:2]
+    shards = list_shards(os.path.join(ROOT, "records", "datasets", "13x13-test"))[:2]
     assert list_shards(shards) == shards
     n_all = len(calibration.positions(shards, 13))
     half = calibration.calibrate(str(tmp_path / "net.pt"), shards, 7.5, ks=(1,), every=2)

@@ -41,7 +41,7 @@ area (Tromp-Taylor; both players treat two passes that way, so neither
 passes with dead stones that would lose).  Every game
 is written atomically to ``runs/paper/<name>/<variant>/game-NNNN.json``, so
 an interrupted run resumes where it stopped.  A run, and ``--report-only``,
-also keep each variant's records in ``docs/results/games/<name>/`` (one
+also keep each variant's records in ``records/games/<name>/`` (one
 gzipped JSON line a game) and write back the ones missing under the out
 directory before they start, so a run stopped short of its target resumes
 in a fresh checkout too.  The report gives each variant's win rate with its
@@ -64,7 +64,7 @@ from dataclasses import dataclass
 from board_ext.board import BLACK, WHITE
 from engine import config as config_mod
 from engine.config import setting
-from tools import stats
+from tools import publish, stats
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from atomicio import atomic_write
 from engine.search import RESIGN
@@ -279,11 +279,11 @@ def _records(vdir):
 
 
 def archive_path(exp, label):
-    """docs/results/games/<name>/<label>.jsonl.gz: a variant's game records,
+    """records/games/<name>/<label>.jsonl.gz: a variant's game records,
     one a line in index order, kept with the reports, so that a run stopped
     short of its target resumes in another checkout (runs/ is not kept)."""
     slug = re.sub(r"[^A-Za-z0-9._=-]+", "_", label).strip("_")
-    return os.path.join(HERE, "docs", "results", "games", exp["name"], slug + ".jsonl.gz")
+    return os.path.join(HERE, "records", "games", exp["name"], slug + ".jsonl.gz")
 
 
 def archive(exp, out_root):
@@ -301,6 +301,7 @@ def archive(exp, out_root):
                 if fh.read() == text:
                     continue
         atomic_write(path, gzip.compress(text.encode("utf-8"), mtime=0))
+        publish.register([path], records=os.path.join(HERE, "records"))     # the manifest follows the archive
 
 
 def restore(exp, out_root):
@@ -345,9 +346,12 @@ def run(exp, out_root, games=None, workers=None, only=None, xs=None, ray=None, r
 
 
 def result_path(exp, ext):
-    """docs/results/<name>.<ext>: the report (md), its plot (png) and each
-    variant's tally (json), which lets a report made where some variants'
-    games are absent (another checkout, a run of --only) keep their rows."""
+    """docs/results/<name>.<ext>: the report (md) and its plot (png); and
+    records/results/<name>.json: each variant's tally, which lets a report
+    made where some variants' games are absent (another checkout, a run of
+    --only) keep their rows."""
+    if ext == "json":
+        return os.path.join(HERE, "records", "results", f"{exp['name']}.json")
     return os.path.join(HERE, "docs", "results", f"{exp['name']}.{ext}")
 
 
@@ -367,6 +371,7 @@ def save_tallies(exp, rows):
     t = {r["label"]: {k: r[k] for k in ("games", "wins", "moves", "seconds") + EXTRA if k in r}
          for r in rows if r["games"]}
     atomic_write(result_path(exp, "json"), json.dumps(t, indent=1, sort_keys=True) + "\n")
+    publish.register([result_path(exp, "json")], records=os.path.join(HERE, "records"))
 
 
 def collect(exp, out_root, stored=None):
@@ -456,7 +461,7 @@ def report(exp, rows, path_md, path_png, argv):
                      f"{' | '.join(cols)} | {r['moves']:.0f} | {r['seconds']:.1f} |")
     if any(r.get("stored") for r in rows):
         lines += ["", f"\\* played in an earlier run whose games are not under the out directory; "
-                  f"the tally comes from `docs/results/{exp['name']}.json`."]
+                  f"the tally comes from `records/results/{exp['name']}.json`."]
     lines += ["", "Variants (on top of both sides' settings):", ""]
     for v in exp["variant"]:
         secs = f", both at {v['seconds']:g} s a move" if "seconds" in v else ""

@@ -2,7 +2,7 @@
 JSON analysis protocol.
 
     python -m tools.label --teacher "katago analysis -model NET -config CFG" \\
-        --in datasets/9x9-selfplay --out datasets/teacher/9x9 --visits 1 \\
+        --in records/datasets/9x9-selfplay --out records/datasets/teacher/9x9 --visits 1 \\
         [--chunk-files 40] [--every 1] [--offset 0] [--workers 2 | --ray | --ray-address HOST:PORT]
 
 The positions are those of training shards (``nets/shards.py``: the engine's
@@ -61,6 +61,7 @@ import numpy as np
 
 from engine import coords
 from nets.shards import ShardError, load_shard, make_shard, save_shard
+from tools import publish
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 
 POLICY_FLOOR = 1e-3          # policy entries below this are stored as 0
@@ -388,7 +389,10 @@ def main(argv=None):
                     print(f"label: chunk {os.path.basename(todo[k][0])}: no position labelled",
                           file=sys.stderr, flush=True)
                     continue
-                save_shard(out_path(args.out, args.visits, todo[k], args.offset), arrays)
+                shard = out_path(args.out, args.visits, todo[k], args.offset)
+                save_shard(shard, arrays)
+                if publish.is_record(shard):
+                    publish.register([shard])      # labels kept in records/ are listed as they accrue
                 n_pos += len(arrays["pos_turn"])
                 dt = time.time() - t0
                 print(f"label: {out_path(args.out, args.visits, todo[k], args.offset)}: {len(arrays['pos_turn'])} positions; "

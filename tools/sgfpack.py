@@ -1,7 +1,7 @@
 """A result row's game records as one compressed SGF collection.
 
-    python -m tools.sgfpack pack docs/results/games/strength/gnugo-l10-2000 [--keep 1]
-    python -m tools.sgfpack unpack docs/results/games/strength/gnugo-l10-2000
+    python -m tools.sgfpack pack records/games/strength/gnugo-l10-2000 [--keep 1]
+    python -m tools.sgfpack unpack records/games/strength/gnugo-l10-2000
 
 ``pack`` joins every ``*.sgf`` of a row's folder, in name order, into
 ``games.sgf.xz`` (an SGF collection, ``(;...)(;...)``, that Sabaki and
