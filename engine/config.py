@@ -160,22 +160,23 @@ class TimeConfig:
 
 @dataclass(frozen=True)
 class MemoryCfg:
-    enabled: bool = _f(False, doc="M-MCTS value memory (Xiao, Mei & Mueller 2018)")
+    enabled: bool = _f(False, doc="M-MCTS value memory (Xiao, Mei & Mueller 2018); the other keys' defaults are "
+                                  "its best measured variant at equal time (docs/results/mmcts-equal-time.md)")
     memory_size: int = _f(10000, 1, 10**7, doc="entries (paper: 10,000)")
     M: int = _f(50, 1, 10**5, doc="neighbours per query (paper: 50)")
     tau: float = _f(0.1, 1e-9, 1e3, doc="softmax temperature (paper: 0.1)")
     eta: float = _f(2.0, 0.0, 1e3, doc="decay of V_M backup, equation (9)")
     lambda_c: float = _f(100.0, 0.0, 1e9, doc="the constant c of the lambda_s schedule")
-    lambda_schedule: str = _f("nm", choices=("nm", "capped"),
-                              doc="lambda_s: nm = N_M / (N_M + N + c); capped = min(N_M, c) / (min(N_M, c) + N)")
+    lambda_schedule: str = _f("capped", choices=("nm", "capped"),
+                              doc="lambda_s: nm = N_M / (N_M + N + c) (the paper); capped = min(N_M, c) / (min(N_M, c) + N)")
     D: int = _f(4096, 16, 1 << 20, doc="feature hashing dimension")
     hash_tables: int = _f(8, 1, 64, doc="SimHash tables")
     hash_bits: int = _f(16, 1, 32, doc="bits per SimHash code")
     probe_radius: int = _f(1, 0, 2, doc="multi-probe Hamming radius")
-    nodes: int = _f(0, 0, 10**9, words={"all": 0},
-                    doc='phi for the first this many new nodes of a search; "all" (or 0) = every node, as the paper '
-                        '(memory.enabled = false for none)')
-    confidence: bool = _f(False, doc="scale N_M by exp((max cos - 1) / tau), the closest entry's kernel against a perfect match (deviation)")
+    nodes: int = _f(100, 0, 10**9, words={"all": 0},
+                    doc='phi for the first this many new nodes of a search (those the net sees anyway under '
+                        'prior.dcnn_nodes); "all" (or 0) = every node, as the paper (memory.enabled = false for none)')
+    confidence: bool = _f(True, doc="scale N_M by exp((max cos - 1) / tau), the closest entry's kernel against a perfect match (deviation)")
 
 
 @dataclass(frozen=True)
@@ -249,9 +250,10 @@ class GtpConfig:
 class PlayerConfig:
     """The engine as users get it (engine/player.py, engine/endgame.py)."""
     ponder: bool = _f(False, doc="think on the opponent's time")
-    book: bool = _f(True, doc="play from the opening book while the game is in it (books/NxN.json, built by "
-                    "python -m tools.book; only for the komi and rules it was built for)")
-    book_file: str = _f("", doc="an opening book to use instead of the shipped one for the board size")
+    book: bool = _f(False, doc="play from the opening book while the game is in it (player.book_file, built by "
+                    "python -m tools.book; only for the komi and rules it was built for); no book ships, so it "
+                    "needs player.book_file")
+    book_file: str = _f("", doc="the opening book that player.book plays from")
     handicap_komi: float = _f(7.0, 0.0, 50.0, doc="dynamic komi of handicap games (Pachi's linear dynkomi): the "
                               "search adds this many points a handicap stone to White's komi at the start, "
                               "falling to none by move handicap_komi_end * board points; as White it sees "
@@ -384,6 +386,9 @@ def _check_cross(cfg):
     if cfg.time.fuseki_end > cfg.time.yose_start:
         raise ConfigError(f"time.fuseki_end ({cfg.time.fuseki_end:g}) must not come after time.yose_start "
                           f"({cfg.time.yose_start:g})")
+    if cfg.player.book and not cfg.player.book_file:
+        raise ConfigError("player.book = true needs player.book_file: no opening book ships "
+                          "(build one with python -m tools.book, or set player.book = false)")
     if cfg.memory.M > cfg.memory.memory_size:
         raise ConfigError(f"memory.M ({cfg.memory.M}) must not exceed memory.memory_size "
                           f"({cfg.memory.memory_size})")

@@ -63,7 +63,7 @@ def test_the_player_plays_the_book_while_the_game_is_in_it(tmp_path):
     path = tmp_path / "9x9.json"
     path.write_text(bk.to_json())
     sets = ["gtp.boardsize=9", "gtp.komi=7", "prior.evaluator=none", "search.playouts=50", "search.seed=3",
-            f"player.book_file={path}"]
+            "player.book=true", f"player.book_file={path}"]
     p = Player(load(None, sets))
     assert coords.to_gtp(p.genmove(1), 9) == "E5" and p.last["source"] == "book" and p.last["result"] is None
     w = coords.to_gtp(p.genmove(2), 9)
@@ -109,8 +109,17 @@ def test_a_bad_or_foreign_book_is_refused_with_the_reason_and_play_goes_on(tmp_p
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="gomcts.player"):
             p = Player(load(None, ["gtp.boardsize=9", "gtp.komi=7", "prior.evaluator=none", "search.playouts=30",
-                                   "search.seed=1", f"player.book_file={path}"]))
+                                   "search.seed=1", "player.book=true", f"player.book_file={path}"]))
             p.prepare()
             p.genmove(1)
         assert p.last["source"] == "search"
         assert any(words in r.getMessage() and str(path) in r.getMessage() for r in caplog.records), caplog.text
+
+
+def test_the_book_switched_on_needs_a_book_file():
+    """No book ships: player.book alone would do nothing, so it is refused, naming the key it needs."""
+    from engine.config import ConfigError
+    with pytest.raises(ConfigError, match="player.book_file"):
+        load(None, ["player.book=true"])
+    assert load(None, []).player.book is False
+

@@ -37,7 +37,7 @@ def test_node_counts_take_the_words_all_and_none():
     assert cfg.prior.dcnn_nodes == 10**9 and cfg.memory.nodes == 0
     assert C.load(None, ["prior.dcnn_nodes=none"]).prior.dcnn_nodes == 0
     # numbers keep working, with their old meanings
-    assert C.load(None, ["prior.dcnn_nodes=1000000000"]) == cfg
+    assert C.load(None, ["prior.dcnn_nodes=1000000000", "memory.nodes=0"]) == cfg
     assert C.load(None, ["prior.dcnn_nodes=0"]).prior.dcnn_nodes == 0
     assert C.load(None, ["memory.nodes=100"]).memory.nodes == 100
     assert C.build({"prior": {"dcnn_nodes": "all"}, "memory": {"nodes": "all"}}) == cfg
