@@ -30,6 +30,7 @@ import os
 from dataclasses import dataclass, field, fields
 
 from board_ext.playout import POLICIES     # the rollout registry: its names are the choices
+from engine import tree_policies           # the tree policy registry: its names are search.tree's choices
 from tomlconf import (ConfigError, Text, _f, _toml_text, _type, build_table, load_flat, merge, read,  # noqa: F401
                       setting)
 
@@ -38,7 +39,7 @@ from tomlconf import (ConfigError, Text, _f, _toml_text, _type, build_table, loa
 class SearchConfig:
     playouts: int = _f(10000, 1, 10**9, doc="simulations per move (0 < n)")
     seconds: float = _f(0.0, 0.0, 86400.0, doc="seconds per move; 0 = playouts only")
-    tree: str = _f("rave", choices=("rave", "uct"),
+    tree: str = _f("rave", choices=tree_policies.REGISTRY.keys(),     # a live view: a policy registered later counts
                    doc="rave: every child at once with prior knowledge and RAVE ([tree]; Fuego/Pachi style); "
                        "uct: one node a simulation, UCB1/PUCT, net priors on the first dcnn_nodes (the first round's)")
     rollout: str = _f("expert", choices=tuple(POLICIES) + ("bhrf",), doc="rollout policy")
@@ -314,8 +315,9 @@ def renamed(key):
 
 def threads_refused(cfg):
     """What keeps the config from searching with several threads (the
-    setting to change, as text), or None."""
-    if cfg.search.tree != "rave":
+    setting to change, as text), or None.  Whether a tree runs threaded is
+    its policy's to say (engine.tree_policies)."""
+    if not tree_policies.get(cfg.search.tree).threaded:
         return f"search.tree = {cfg.search.tree}"
     if cfg.search.rollout == "bhrf":
         return "search.rollout = bhrf"
@@ -374,9 +376,11 @@ def _check_cross(cfg):
     if cfg.search.threads > 1 and why is not None:
         raise ConfigError(f"search.threads = {cfg.search.threads}: {why} cannot run threaded "
                           f"(set search.threads = 1, or change {why.split(' = ')[0]})")
-    if cfg.tree.choose == "lcb" and cfg.search.tree != "rave":
-        raise ConfigError(f"tree.choose = lcb needs search.tree = rave (the {cfg.search.tree} tree chooses by "
-                          f"visits); set search.tree = rave or tree.choose = visits")
+    if cfg.tree.choose == "lcb" and not tree_policies.get(cfg.search.tree).lcb:
+        can = [n for n, p in tree_policies.REGISTRY.items() if p.lcb]
+        raise ConfigError(f"tree.choose = lcb needs a tree that chooses by lower bound (search.tree = "
+                          f"{' or '.join(can)}; the {cfg.search.tree} tree chooses by visits); "
+                          f"set tree.choose = visits")
     if len(cfg.tree.value_lambda) not in (1, 3):
         raise ConfigError(f"tree.value_lambda takes one number or three (opening, middle game, endgame), "
                           f"got {list(cfg.tree.value_lambda)}")

@@ -33,6 +33,7 @@ from board_ext.board import BLACK
 from board_ext.phases import board_phase
 from board_ext.playout import MoggyRates
 from engine import config as config_mod
+from engine import tree_policies
 from engine.walk import Tree
 
 RESIGN = -1
@@ -97,6 +98,7 @@ class Search:
         self._mem_asked = 0
         self._eg = None
         self.threads = search_threads(cfg)
+        self.policy = tree_policies.get(cfg.search.tree)     # what differs between the trees
 
     # ---------------------------------------------------------------- setup
     @property
@@ -111,21 +113,18 @@ class Search:
         has_value = getattr(self.evaluator, "has_value", False)
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
-        rave_tree = c.search.tree == "rave"
-        t.configure(K=c.tree.K if rave_tree else c.uct.K, K_prior=c.uct.K_prior, c_puct=c.uct.c_puct,
-                    tree_policy=c.uct.policy, tree=c.search.tree,
-                    rave=c.tree.rave if rave_tree else c.uct.rave,
-                    rave_equiv=c.tree.rave_equiv if rave_tree else c.uct.rave_equiv,
+        t.configure(K_prior=c.uct.K_prior, c_puct=c.uct.c_puct,
+                    tree_policy=c.uct.policy, tree=self.policy.kernel,
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
                     net_equiv=config_mod.net_equiv_for(c.tree, size),
                     net_grow=config_mod.net_grow_for(c.tree, size), fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     value_lambda=0.0,           # by the root's phase, at each move: _per_move
                     cnn_strength=c.uct.cnn_strength,
-                    vloss=c.tree.virtual_loss if rave_tree else c.search.virtual_loss,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
                     use_memory=self.memory is not None, lambda_c=c.memory.lambda_c,
-                    lambda_schedule=c.memory.lambda_schedule, moggy=self._moggy)
+                    lambda_schedule=c.memory.lambda_schedule, moggy=self._moggy,
+                    **self.policy.knobs(c))
         if c.search.rollout == "bhrf":
             if self.bhrf is None or self.bhrf_size != size:
                 from board_ext.bhrf import Forest
@@ -185,8 +184,7 @@ class Search:
         if not reused:
             self.tree.set_root(board)
             self._mem_keys = {}
-        if not self._rave_tree:
-            self.tree.reset_priors()      # the uct tree's net rows are per search
+        self.policy.new_root(self)
         self.root_board = board
         self._per_move(board)
         self._root_set()
@@ -249,10 +247,6 @@ class Search:
         self._stop.set()
 
     # ---------------------------------------------------------------- run
-    @property
-    def _rave_tree(self):
-        return self.cfg.search.tree == "rave"
-
     @property
     def _net(self):
         """The evaluator the rave tree asks (a net; the torch-free prior
@@ -421,23 +415,13 @@ class Search:
         t0 = time.perf_counter()
         done = 0
         tree = self.tree
-        root = tree.root_id
-        net = self._net if self._rave_tree else None
-        if self._rave_tree:
-            tree.expand_root()
-            if net is not None and self.cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
-                self._answer_net([(root, -2, -2, self.root_board)])
-            if max(self.cfg.tree.value_visits) > 0 and self._value_used():   # a net with a value head
-                self._value_root_children()
-            tree.set_net_budget(self.cfg.prior.dcnn_nodes - self._nets_asked if net is not None else 0)
-        elif self.evaluator is not None and self.cfg.prior.dcnn_nodes > 0:
-            self._evaluate([root], [self.root_board])
+        self.policy.start(self)
         # early stop looks at this search's own visits (not those kept from
         # the previous move's tree) and at the rate of the loop itself
         start_visits = {ch[0]: ch[1] for ch in tree.children()}
         t_loop = time.perf_counter()
-        threaded = self._rave_tree and self.threads > 1
-        step = self._threaded_stepper(playouts) if threaded else self._stepper()
+        threaded = self.policy.threaded and self.threads > 1
+        step = self._threaded_stepper(playouts) if threaded else self.policy.stepper(self)
         try:
             done, stopped_by = self._loop(step, playouts, seconds, extend_to, stop_event, callback,
                                                     callback_interval, t0, t_loop, start_visits, threaded)
@@ -534,43 +518,6 @@ class Search:
 
         step.close = close
         return step
-
-    def _stepper(self):
-        """The one step of the search loop for this tree: run up to k
-        simulations and answer what they ask of the net; returns the
-        simulations run (-1: only net requests were answered)."""
-        tree = self.tree
-        c = self.cfg.search
-        if self._rave_tree:
-            net = self._net
-
-            def step(k):
-                n = tree.simulate(k)
-                if net is not None:
-                    reqs = tree.take_net_requests()
-                    if reqs:
-                        self._answer_net(reqs)
-                        if n == 0:
-                            return -1
-                return n
-            return step
-        def batch(k):
-            # the uct tree, while it wants priors or memory: descend under
-            # virtual loss, evaluate the new leaves in one batch, then roll
-            # out and back up
-            if not self._want_net():
-                return tree.simulate(k)
-            leaves = tree.begin_batch(min(c.batch_size, k))
-            nodes = [n for n in leaves if n >= 0]
-            if nodes:
-                boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
-                self._evaluate(nodes, boards)
-            paths = [tree.pending_path(i) for i in range(len(leaves))] if self.memory else None
-            tree.finish_batch()
-            if paths:
-                self._memory_update(paths)
-            return len(leaves)
-        return batch
 
     def _unclear(self):
         """The choice is not settled (Pachi's time extension): the two most
@@ -669,12 +616,7 @@ class Search:
                 d = next(d for d in an if d["move"] == nn)
                 return SearchResult(nn, max(d["winrate"], 0.5), sum(x["visits"] for x in an), done,
                                     seconds, [nn], stopped_by)
-        best = an[0]
-        if self._rave_tree and self.cfg.tree.choose == "lcb" and best["visits"] > 0:
-            # the highest lower bound among the children with a tenth of the
-            # leader's visits (Leela Zero's rule, in spirit)
-            floor = 0.1 * best["visits"]
-            best = max((d for d in an if d["visits"] >= floor), key=lambda d: d["lcb"])
+        best = self.policy.choose(self.cfg, an, an[0])
         move = best["move"]
         if move == nn:
             move = self._endgame().safe_pass(an)

@@ -8,6 +8,11 @@ from engine.pool import BYTES_PER_NODE
 from engine.walk import Tree
 from engine.search import RESIGN, Search
 
+# the paper's memory (every node, its lambda schedule, no confidence), which the
+# memory tests below check; the shipped defaults are the equal-time winner
+PAPER_MEMORY = ("memory.nodes=all", "memory.confidence=false", "memory.lambda_schedule=nm")
+PAPER_MEMORY_CFG = dict(nodes=0, confidence=False, lambda_schedule="nm")
+
 
 def cfg(*sets):
     return config.load(None, ["search.rollout=random", "search.seed=7"] + list(sets))
@@ -283,8 +288,8 @@ def test_mmcts_memory_hooks():
     from engine.config import MemoryCfg
     from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
-    s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50"),
+    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=50"),
                evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
     s.run()
@@ -305,8 +310,8 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
     from engine.config import MemoryCfg
     from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
-    s = Search(cfg("search.tree=uct", "search.playouts=400", "memory.enabled=true", "prior.dcnn_nodes=30",
+    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    s = Search(cfg("search.tree=uct", "search.playouts=400", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=30",
                    "memory.nodes=30", "search.early_stop=false"), evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
     s.run()
@@ -339,8 +344,8 @@ def test_mmcts_confidence_scales_nm_by_closest_match():
     got = {}
     for conf in (False, True):
         ev = ScriptedEvaluator(features=64)
-        mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
-        s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
+        mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+        s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=50",
                        "search.early_stop=false", f"memory.confidence={str(conf).lower()}"),
                    evaluator=ev, memory=mem)
         s.set_position(Board(9), 7.0)
@@ -358,8 +363,8 @@ def test_mmcts_lambda_schedule(schedule):
     from engine.config import MemoryCfg
     from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128), 64)
-    s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", "prior.dcnn_nodes=50",
+    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=50",
                    "search.early_stop=false", "memory.lambda_c=20",
                    f"memory.lambda_schedule={schedule}"), evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)

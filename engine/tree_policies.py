@@ -1,0 +1,158 @@
+"""Tree policies as plug-ins: what differs between the search's trees, in
+one place per policy, so that engine/search.py has one loop and no fork on
+the tree's kind.
+
+A policy declares
+- ``name`` (the value of ``search.tree``) and ``table`` (the config table
+  that holds its own knobs: ``[tree]`` for rave, ``[uct]`` for uct);
+- ``kernel``: the Cython tree policy it drives (``engine/tree_rave.pyx``,
+  ``engine/tree_uct.pyx``, registered in ``engine/walk.pyx``);
+- ``threaded``: whether it can run on several threads sharing one tree
+  (the one rule engine.config.threads_refused reads);
+- ``lcb``: whether it can choose its move by lower confidence bound
+  (``tree.choose = lcb``);
+
+and does
+- ``knobs(cfg)``: its entries for ``Tree.configure``, from its own table;
+- ``new_root(search)``: what a new root needs (the uct tree's net rows are
+  per search);
+- ``start(search)``: the start of a search (the rave tree expands the root
+  and asks the net for its priors and values);
+- ``stepper(search)``: one step of the search loop (run up to k
+  simulations and answer what they ask of the net; the simulations run,
+  or -1 when only net requests were answered);
+- ``choose(cfg, rows, best)``: the move's row among the root's rows
+  (best first by visits).
+
+A new policy is one class (in this file or its own), one ``register`` line
+and one config table (docs/HACKING.md's recipe; tests/test_tree_policies.py
+adds a toy policy that way).  This module imports nothing of the engine,
+so engine.config can read the registry.
+"""
+from __future__ import annotations
+
+REGISTRY = {}
+
+
+def register(policy):
+    """Add ``policy`` (an instance) under its name; returns it."""
+    REGISTRY[policy.name] = policy
+    return policy
+
+
+def get(name):
+    """The policy ``search.tree`` names; KeyError naming the known ones."""
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"unknown search.tree '{name}' (known: {', '.join(sorted(REGISTRY))})") from None
+
+
+class TreePolicy:
+    name = None
+    table = None
+    kernel = None
+    threaded = False
+    lcb = False
+
+    def knobs(self, cfg):
+        raise NotImplementedError
+
+    def new_root(self, search):
+        pass
+
+    def start(self, search):
+        pass
+
+    def stepper(self, search):
+        tree = search.tree
+        return lambda k: tree.simulate(k)
+
+    def choose(self, cfg, rows, best):
+        return best
+
+
+class RavePolicy(TreePolicy):
+    """The default tree (Fuego/Pachi style): a node gets all its children at
+    once with a few visits of prior knowledge, ranked by RAVE, with the
+    net's priors as a further term; threads share it."""
+    name, table, kernel, threaded, lcb = "rave", "tree", "rave", True, True
+
+    def knobs(self, cfg):
+        t = cfg.tree
+        return dict(K=t.K, rave=t.rave, rave_equiv=t.rave_equiv, vloss=t.virtual_loss)
+
+    def start(self, search):
+        tree, net, cfg = search.tree, search._net, search.cfg
+        root = tree.root_id
+        tree.expand_root()
+        if net is not None and cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
+            search._answer_net([(root, -2, -2, search.root_board)])
+        if max(cfg.tree.value_visits) > 0 and search._value_used():   # a net with a value head
+            search._value_root_children()
+        tree.set_net_budget(cfg.prior.dcnn_nodes - search._nets_asked if net is not None else 0)
+
+    def stepper(self, search):
+        tree, net = search.tree, search._net
+
+        def step(k):
+            n = tree.simulate(k)
+            if net is not None:
+                reqs = tree.take_net_requests()
+                if reqs:
+                    search._answer_net(reqs)
+                    if n == 0:
+                        return -1
+            return n
+        return step
+
+    def choose(self, cfg, rows, best):
+        if cfg.tree.choose == "lcb" and best["visits"] > 0:
+            # the highest lower bound among the children with a tenth of the
+            # leader's visits (Leela Zero's rule, in spirit)
+            floor = 0.1 * best["visits"]
+            return max((d for d in rows if d["visits"] >= floor), key=lambda d: d["lcb"])
+        return best
+
+
+class UctPolicy(TreePolicy):
+    """The first round's tree (the paper reproductions): one child at a
+    time, DCNN priors by Gelly-Silver initialisation (``cnn_strength``) or
+    PUCT, net rows for the first ``prior.dcnn_nodes`` nodes of a search,
+    asked in batches under virtual loss; M-MCTS reads it."""
+    name, table, kernel = "uct", "uct", "uct"
+
+    def knobs(self, cfg):
+        u = cfg.uct
+        return dict(K=u.K, rave=u.rave, rave_equiv=u.rave_equiv, vloss=cfg.search.virtual_loss)
+
+    def new_root(self, search):
+        search.tree.reset_priors()          # the uct tree's net rows are per search
+
+    def start(self, search):
+        if search.evaluator is not None and search.cfg.prior.dcnn_nodes > 0:
+            search._evaluate([search.tree.root_id], [search.root_board])
+
+    def stepper(self, search):
+        tree, batch_size = search.tree, search.cfg.search.batch_size
+
+        def batch(k):
+            # while it wants priors or memory: descend under virtual loss,
+            # evaluate the new leaves in one batch, then roll out and back up
+            if not search._want_net():
+                return tree.simulate(k)
+            leaves = tree.begin_batch(min(batch_size, k))
+            nodes = [n for n in leaves if n >= 0]
+            if nodes:
+                boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
+                search._evaluate(nodes, boards)
+            paths = [tree.pending_path(i) for i in range(len(leaves))] if search.memory else None
+            tree.finish_batch()
+            if paths:
+                search._memory_update(paths)
+            return len(leaves)
+        return batch
+
+
+register(RavePolicy())
+register(UctPolicy())

@@ -1,0 +1,77 @@
+"""Tree policies as plug-ins (engine/tree_policies.py): a toy policy added
+by the recipe (one class, one register line, a config table: here it reads
+[uct]) searches with no change to engine/search.py, and the rules that
+depend on the tree (threads, lcb) come from the policy's own declaration."""
+import pytest
+
+from board_ext.board import Board
+from engine import config, tree_policies
+from engine.search import Search
+
+
+class ToyPolicy(tree_policies.UctPolicy):
+    """The uct kernel with plain UCB1 at a fixed constant: a policy that
+    differs in its knobs and counts its hooks."""
+    name, table, kernel = "toy", "uct", "uct"
+
+    def __init__(self):
+        self.calls = {"knobs": 0, "new_root": 0, "start": 0, "stepper": 0}
+
+    def knobs(self, cfg):
+        self.calls["knobs"] += 1
+        return dict(super().knobs(cfg), K=0.3, rave=False)
+
+    def new_root(self, search):
+        self.calls["new_root"] += 1
+        super().new_root(search)
+
+    def start(self, search):
+        self.calls["start"] += 1
+        super().start(search)
+
+    def stepper(self, search):
+        self.calls["stepper"] += 1
+        return super().stepper(search)
+
+
+@pytest.fixture
+def toy():
+    pol = tree_policies.register(ToyPolicy())      # the recipe's one registry line
+    try:
+        yield pol
+    finally:
+        del tree_policies.REGISTRY["toy"]
+
+
+def test_the_shipped_policies_declare_their_rules():
+    assert set(tree_policies.REGISTRY) >= {"rave", "uct"}
+    assert tree_policies.get("rave").threaded and not tree_policies.get("uct").threaded
+    assert config.threads_refused(config.load(None, ["search.tree=uct"])) == "search.tree = uct"
+    assert config.threads_refused(config.load(None, [])) is None
+    with pytest.raises(KeyError, match="known: rave, uct"):
+        tree_policies.get("nope")
+
+
+def test_a_toy_policy_added_by_the_recipe_searches(toy):
+    cfg = config.load(None, ["search.tree=toy", "prior.evaluator=none", "search.rollout=random",
+                             "search.seed=5", "search.threads=1", "search.playouts=300", "search.seconds=0"])
+    s = Search(cfg)
+    s.set_position(Board(9), 7.0)
+    res = s.run()
+    assert res.playouts == 300 and 0 <= res.move <= 81
+    assert sum(c[1] for c in s.tree.children()) > 0
+    assert toy.calls == {"knobs": 1, "new_root": 0, "start": 1, "stepper": 1}
+    b = Board(9)
+    b.play(res.move)
+    s.set_position(b, 7.0)          # a move on: the tree is kept, the policy's new_root runs
+    assert toy.calls["new_root"] == 1
+    # the rules come from its declaration: one thread, no lcb
+    with pytest.raises(config.ConfigError, match="search.tree = toy"):
+        config.load(None, ["search.tree=toy", "search.threads=2"])
+    with pytest.raises(config.ConfigError, match="the toy tree chooses by visits"):
+        config.load(None, ["search.tree=toy", "tree.choose=lcb"])
+
+
+def test_an_unknown_policy_is_refused_naming_the_known_ones():
+    with pytest.raises(config.ConfigError, match="search.tree: 'nope' is not one of rave, uct"):
+        config.load(None, ["search.tree=nope"])
