@@ -33,9 +33,11 @@ class PlayerOptions:
 
     def set_option(self, key, value):
         """Set config key ``table.key`` (a typed value or its text), checked
-        against the key's type and range; what depends on it is rebuilt:
-        the search at its next use for every key it reads (every table but
-        ``time`` and GTP's own), the net for net.* keys.  A key that cannot
+        against the key's type and range.  The live search follows the
+        budget, resignation and tree-constant keys and keeps its tree
+        (engine.search.Search.retune); for the other keys it reads (every
+        table but ``time`` and GTP's own) it is rebuilt at its next use, the
+        net for net.* keys.  A key that cannot
         change mid-game (FIXED_KEYS) is an OptionError that says why."""
         self.option(key)
         if key in self.FIXED_KEYS:
@@ -75,7 +77,8 @@ class PlayerOptions:
                                                                           "player.superko_play"):
             if table == "net":
                 self._evaluators.clear()
-            self._search = None          # rebuilt with the new settings at the next search
+            if self._search is None or not self._search.retune(self._search_cfg(), key):
+                self._search = None      # rebuilt with the new settings at the next search
         if key == "search.seed":
             self.seed = new.search.seed or self.seed
 

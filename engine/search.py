@@ -69,6 +69,10 @@ def search_threads(cfg):
     return n if config_mod.threads_refused(cfg) is None else 1
 
 
+# search.* keys that a built search cannot follow live (Search.retune)
+RETUNE_REBUILDS = frozenset(("search.tree", "search.rollout", "search.threads", "search.seed", "search.batch_size"))
+
+
 class Search:
     """MCTS over a memory-bounded node pool.
 
@@ -113,18 +117,13 @@ class Search:
         has_value = getattr(self.evaluator, "has_value", False)
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
-        t.configure(K_prior=c.uct.K_prior, c_puct=c.uct.c_puct,
-                    tree_policy=c.uct.policy, tree=self.policy.kernel,
-                    expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
-                    net_equiv=config_mod.net_equiv_for(c.tree, size),
-                    net_grow=config_mod.net_grow_for(c.tree, size), fpu=c.tree.fpu, net_visits=c.tree.net_visits,
+        t.configure(tree=self.policy.kernel,
                     value_lambda=0.0,           # by the root's phase, at each move: _per_move
-                    cnn_strength=c.uct.cnn_strength,
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
-                    max_rollout_moves=c.search.max_rollout_moves, gc_threshold=c.pool.gc_threshold,
+                    gc_threshold=c.pool.gc_threshold,
                     use_memory=self.memory is not None, lambda_c=c.memory.lambda_c,
                     lambda_schedule=c.memory.lambda_schedule, moggy=self._moggy,
-                    **self.policy.knobs(c))
+                    **self._knobs(size))
         if c.search.rollout == "bhrf":
             if self.bhrf is None or self.bhrf_size != size:
                 from board_ext.bhrf import Forest
@@ -137,6 +136,36 @@ class Search:
                 self.bhrf_size = size
             t.attach_bhrf(self.bhrf)
         return t
+
+    def _knobs(self, size):
+        """The tree's constants that a change of setting may retune on a live
+        tree (:meth:`retune`): the policy's own table and the shared ones."""
+        c = self.cfg
+        return dict(K_prior=c.uct.K_prior, c_puct=c.uct.c_puct, tree_policy=c.uct.policy,
+                    expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
+                    net_equiv=config_mod.net_equiv_for(c.tree, size),
+                    net_grow=config_mod.net_grow_for(c.tree, size), fpu=c.tree.fpu, net_visits=c.tree.net_visits,
+                    cnn_strength=c.uct.cnn_strength, max_rollout_moves=c.search.max_rollout_moves,
+                    **self.policy.knobs(c))
+
+    def retune(self, cfg, key):
+        """Take ``cfg``, where setting ``key`` changed, without a new tree:
+        True when the live search follows it (the budget and resignation
+        keys are read at each search; the tree's constants are set again on
+        the tree, whose nodes are kept: a new weight applies to the children
+        expanded from now on, as the net's fade does); False when the search
+        must be rebuilt (the tree's kind, its rollouts, threads, seed or
+        batch, and every other table)."""
+        table = key.split(".", 1)[0]
+        if table not in ("search", "tree", "uct") or key in RETUNE_REBUILDS:
+            return False
+        if (cfg.search.tree, cfg.search.rollout) != (self.cfg.search.tree, self.cfg.search.rollout):
+            return False
+        self.cfg = cfg
+        if self.tree is not None and self.root_board is not None:
+            self.tree.configure(**self._knobs(self.root_board.size))
+            self._per_move(self.root_board)
+        return True
 
     def set_position(self, board, komi, endgame=None, komi_drift=0.0):
         """Search from board next; keeps the subtree if board follows the
@@ -195,7 +224,7 @@ class Search:
         children expanded from now on get it; and the value's weight in the
         simulations' results for the root's phase (``tree.value_lambda``)."""
         lam = self.cfg.tree.value_lambda
-        if getattr(self.evaluator, "has_value", False) and max(lam) > 0:
+        if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
             self.tree.configure(value_lambda=lam[value_phase(board)] if len(lam) == 3 else lam[0])
         if self.cfg.tree.net_fade > 0:
             self.tree.configure(net_equiv=config_mod.net_equiv_at(self.cfg.tree, board.size, board.move_count))

@@ -116,7 +116,7 @@ def test_set_option_checks_and_applies():
     s = p.search()
     p.set_option("search.playouts", 25)
     assert p.cfg.search.playouts == 25 and p.option("search.playouts") == 25
-    assert p.search() is not s                 # rebuilt with the new setting
+    assert p.search() is s and s.cfg.search.playouts == 25     # the live search follows it
     p.genmove(BLACK)
     assert p.last["result"].playouts <= 25
     p.set_option("time.safety_margin", "0.5")
@@ -196,16 +196,26 @@ def test_pondering_runs_only_on_the_opponents_turn():
 
 
 @pytest.mark.parametrize("key,value,read", [
-    ("tree.K", "0.5", lambda c: c.tree.K == 0.5),
     ("moggy.pattern", "0.25", lambda c: c.moggy.pattern == 0.25),
     ("player.score_playouts", "77", lambda c: c.player.score_playouts == 77),
-    ("uct.rave_equiv", "1234", lambda c: c.uct.rave_equiv == 1234)])
+    ("search.rollout", "moggy", lambda c: c.search.rollout == "moggy")])
 def test_set_option_rebuilds_the_search_for_what_it_reads(key, value, read):
     p = player()
     before = p.search()
     p.set_option(key, value)
     after = p.search()
     assert after is not before and read(after.cfg)
+
+
+@pytest.mark.parametrize("key,value,read", [
+    ("tree.K", "0.5", lambda c: c.tree.K == 0.5),
+    ("uct.rave_equiv", "1234", lambda c: c.uct.rave_equiv == 1234),
+    ("search.resign_threshold", "0.2", lambda c: c.search.resign_threshold == 0.2)])
+def test_set_option_retunes_the_live_search_for_its_constants(key, value, read):
+    p = player()
+    before = p.search()
+    p.set_option(key, value)
+    assert p.search() is before and read(before.cfg)
 
 
 def test_set_option_keeps_the_search_for_what_it_does_not_read():

@@ -75,3 +75,23 @@ def test_a_toy_policy_added_by_the_recipe_searches(toy):
 def test_an_unknown_policy_is_refused_naming_the_known_ones():
     with pytest.raises(config.ConfigError, match="search.tree: 'nope' is not one of rave, uct"):
         config.load(None, ["search.tree=nope"])
+
+
+def test_a_weight_change_over_go_param_keeps_the_tree():
+    """go-param of a tree constant retunes the live tree (its nodes kept,
+    the new weight on it); a key the tree cannot follow rebuilds it."""
+    from engine.player import Player
+    p = Player(config.load(None, ["gtp.boardsize=9", "prior.evaluator=none", "search.rollout=random", "search.seed=3",
+                                  "search.threads=1", "search.playouts=400", "search.seconds=0",
+                                  "search.early_stop=false"]))
+    p.genmove(1, play=False)
+    s = p.search_built
+    nodes = sum(c[1] for c in s.tree.children())
+    assert nodes > 0
+    p.set_option("tree.net_equiv", 7)
+    p.set_option("search.playouts", 500)
+    p.set_option("tree.fpu", 0.9)
+    assert p.search_built is s and sum(c[1] for c in s.tree.children()) == nodes     # the same tree
+    assert s.tree.net_weight == 7 and s.cfg.tree.fpu == pytest.approx(0.9) and s.cfg.search.playouts == 500
+    p.set_option("search.rollout", "moggy")
+    assert p.search_built is None                         # rebuilt at the next search
