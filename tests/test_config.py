@@ -199,7 +199,7 @@ def test_an_old_key_in_an_override_names_the_new_one():
 
 def test_lcb_choice_off_the_rave_tree_is_refused():
     from engine.config import ConfigError, load
-    with pytest.raises(ConfigError, match="tree.choose = lcb needs search.tree = rave"):
+    with pytest.raises(ConfigError, match="tree.choose = lcb needs a tree that chooses by lower bound \(search.tree = rave"):
         load(None, ["search.tree=uct", "tree.choose=lcb"])
     assert load(None, ["tree.choose=lcb"]).tree.choose == "lcb"
 
