@@ -59,29 +59,28 @@ class Clock:
 class TimeControl:
     """The time system of a game and both players' clocks.
 
-    Margins come from ``cfg.time`` (``main_fraction``, ``safety_margin``,
-    ``min_seconds``) or the keyword arguments.
+    Its knobs come from a ``time`` config table (engine.config's
+    TimeConfig, where their defaults live: the default table when none is
+    given), with keyword overrides.
     """
 
-    def __init__(self, main_fraction=0.1, safety_margin=0.3, min_seconds=0.05, game_length=0.8,
-                 min_moves_left=10, extend=2.0, middle_weight=2.0, fuseki_end=0.2, yose_start=0.4):
-        self.main_fraction = main_fraction
-        self.middle_weight = middle_weight
-        self.fuseki_end = fuseki_end
-        self.yose_start = yose_start
-        self.safety_margin = safety_margin
-        self.min_seconds = min_seconds
-        self.game_length = game_length
-        self.min_moves_left = min_moves_left
-        self.extend = extend
+    # what the clock reads of the time table; apply() refuses any other key
+    KNOBS = ("main_fraction", "middle_weight", "fuseki_end", "yose_start", "safety_margin", "min_seconds",
+             "game_length", "min_moves_left", "extend")
+
+    def __init__(self, table=None, **knobs):
+        import dataclasses
+        from engine.config import TimeConfig
+        table = TimeConfig() if table is None else table
+        if knobs:
+            table = dataclasses.replace(table, **knobs)
         self.board_points = 361
+        self.apply(table)
         self.set_none()
 
     @classmethod
     def from_config(cls, cfg):
-        tc = cls()
-        tc.apply(cfg.time)
-        return tc
+        return cls(cfg.time)
 
     def apply(self, table):
         """Take every knob of a ``time`` config table (engine.config's
@@ -90,7 +89,7 @@ class TimeControl:
         and ignored."""
         import dataclasses
         for f in dataclasses.fields(table):
-            if not hasattr(self, f.name):
+            if f.name not in self.KNOBS:
                 raise ValueError(f"time.{f.name}: TimeControl has no such knob")
             setattr(self, f.name, getattr(table, f.name))
 
