@@ -47,6 +47,10 @@ class PlayerOptions:
         except configmod.ConfigError as e:
             raise OptionError(str(e)) from None
         old = self.cfg
+        from engine import tree_policies
+        why = tree_policies.foreign_key(key, old.search.tree)
+        if why is not None and new != old:          # the same value again (a GUI's whole page) is harmless
+            raise OptionError(why)
         why = configmod.pool_refused(new, self.size)
         if why is not None:
             raise OptionError(why)

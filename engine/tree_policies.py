@@ -11,6 +11,9 @@ A policy declares
   (the one rule engine.config.threads_refused reads);
 - ``lcb``: whether it can choose its move by lower confidence bound
   (``tree.choose = lcb``);
+- ``exclusive``: whether its table is its own (no other policy reads it),
+  so that ``go-param`` of one of its keys under another policy is refused,
+  naming the active one;
 
 and does
 - ``knobs(cfg)``: its entries for ``Tree.configure``, from its own table;
@@ -40,6 +43,17 @@ def register(policy):
     return policy
 
 
+def foreign_key(key, active):
+    """Why setting ``key`` means nothing under the active policy ``active``
+    (a key of another policy's own table), or None."""
+    table = key.split(".", 1)[0]
+    for p in REGISTRY.values():
+        if p.exclusive and p.table == table and p.name != active:
+            return (f"{key} belongs to the {p.name} tree policy (search.tree = {p.name}); "
+                    f"the active policy is {active}, which does not read it")
+    return None
+
+
 def get(name):
     """The policy ``search.tree`` names; KeyError naming the known ones."""
     try:
@@ -54,6 +68,7 @@ class TreePolicy:
     kernel = None
     threaded = False
     lcb = False
+    exclusive = False       # no other policy reads its table (a live change there is refused under another)
 
     def knobs(self, cfg):
         raise NotImplementedError
@@ -120,7 +135,7 @@ class UctPolicy(TreePolicy):
     time, DCNN priors by Gelly-Silver initialisation (``cnn_strength``) or
     PUCT, net rows for the first ``prior.dcnn_nodes`` nodes of a search,
     asked in batches under virtual loss; M-MCTS reads it."""
-    name, table, kernel = "uct", "uct", "uct"
+    name, table, kernel, exclusive = "uct", "uct", "uct", True
 
     def knobs(self, cfg):
         u = cfg.uct

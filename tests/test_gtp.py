@@ -390,8 +390,11 @@ def test_params_over_gtp(eng):
     page = ok(eng, "go-param_page uct").split("\n")
     assert any(ln.startswith("[list/ucb1/puct] policy ") for ln in page)
     assert any(re.fullmatch(r"\[bool\] rave [01]", ln) for ln in page)
+    assert "the active policy is rave" in fail(eng, "go-param_page uct rave 1")   # the rave tree reads no uct key
+    ok(eng, "go-param search.tree uct")
     ok(eng, "go-param_page uct rave 1")
     assert eng.cfg.uct.rave is True
+    ok(eng, "go-param search.tree rave")
     fail(eng, "go-param_page nosuchtable")
     fail(eng, "go-param_page search nosuchkey 1")
     assert ok(eng, "go-ponder") == "off"

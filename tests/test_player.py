@@ -212,7 +212,7 @@ def test_set_option_rebuilds_the_search_for_what_it_reads(key, value, read):
     ("uct.rave_equiv", "1234", lambda c: c.uct.rave_equiv == 1234),
     ("search.resign_threshold", "0.2", lambda c: c.search.resign_threshold == 0.2)])
 def test_set_option_retunes_the_live_search_for_its_constants(key, value, read):
-    p = player()
+    p = player(*(["search.tree=uct"] if key.startswith("uct.") else []))
     before = p.search()
     p.set_option(key, value)
     assert p.search() is before and read(before.cfg)
@@ -295,3 +295,14 @@ def test_dynamic_komi_of_handicap_games():
     b3 = b2.copy()
     b3.play(b3.legal_moves()[0])
     assert s.set_position(b3, 9.5, komi_drift=1.0) is False and s.komi == 9.5     # too far: a new tree
+
+
+def test_a_key_of_another_tree_policy_is_refused_naming_the_active_one():
+    p = player()
+    with pytest.raises(OptionError, match="the active policy is rave"):
+        p.set_option("uct.c_puct", "2.0")
+    assert p.cfg.uct.c_puct == 1.5
+    q = player("search.tree=uct")
+    q.set_option("uct.c_puct", "2.0")
+    assert q.cfg.uct.c_puct == 2.0
+

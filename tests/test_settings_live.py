@@ -89,7 +89,19 @@ def test_every_key_over_go_param_reaches_what_reads_it():
         applied.append(key)
     fixed = {k for k, r in refused if "cannot change mid-game" in r}
     assert fixed == set(p.FIXED_KEYS)                # refused only where the Player says why
-    others = [(k, r) for k, r in refused if k not in fixed and not (k in NEEDS and NEEDS[k] in r)]
+    foreign = {k for k, r in refused if "the active policy is rave" in r}
+    assert foreign == {k for k, _f, _c in keys() if k.startswith("uct.")}   # the uct tree's own keys, under rave
+    others = [(k, r) for k, r in refused if k not in fixed | foreign and not (k in NEEDS and NEEDS[k] in r)]
     assert others == [], others
     assert no_value == []
-    assert len(applied) > 100
+    assert len(applied) >= 100
+    # the uct tree's own keys reach its search when it is the active policy
+    for key, f, current in keys():
+        if not key.startswith("uct."):
+            continue
+        eng = GtpServer(load(None, SMALL + ["gtp.boardsize=9", "search.tree=uct"]), out=open(os.devnull, "w"))
+        eng.player.search()
+        text = other_value(key, f, current, eng.player.cfg)
+        assert eng.respond(f"go-param {key} {text}").startswith("="), key
+        want = getattr(C.replace(eng.player.cfg, **{key: text}).uct, key.split(".")[1])
+        assert getattr(eng.player.search().cfg.uct, key.split(".")[1]) == want, key
