@@ -523,7 +523,28 @@ def test_init_from_a_first_round_net(tmp_path):
     wide = PolicyNet(ModelConfig.tiny(N, width=16))
     torch.save(wide.state_dict(), tmp_path / "wide.pt")
     with pytest.raises(ValueError, match="shape"):
-        init_from(PolicyNet(ModelConfig.tiny(N)), str(tmp_path / "wide.pt"))
+        init_from(PolicyNet(ModelConfig.tiny(N)), str(tmp_path / "wide.pt"))   # narrower: refused
+
+
+def test_init_from_widens_a_net_in_place_keeping_what_it_computes(tmp_path):
+    """Wider layers (and a wider last layer under every head) start from a
+    narrower net's weights and compute what it did: every head's output is
+    the same; the new channels then have gradients to learn from."""
+    from nets.train import init_from
+    old = PolicyNet(ModelConfig.tiny(N, width=8, value_head=True, aux_heads=True))
+    torch.save(old.state_dict(), tmp_path / "old.pt")
+    new = PolicyNet(ModelConfig(board_size=N, widths=(12, 12, 12, 10, 10, 9, 9), kernels=(3,) * 7,
+                                value_head=True, aux_heads=True))
+    line = init_from(new, str(tmp_path / "old.pt"))
+    assert "conv4.weight" in line and "fc.weight" in line and "fresh: none" in line
+    x = torch.rand(3, new.config.in_planes, N, N)
+    with torch.no_grad():
+        a, b = old.forward_heads(x), new.forward_heads(x)
+    for u, v in zip(a[:4], b[:4]):
+        assert torch.allclose(u, v, atol=1e-5)
+    loss = new.forward_heads(x)[0].logsumexp(1).sum()
+    loss.backward()
+    assert new.fc.weight.grad[:, 8 * N * N:].abs().sum() > 0      # the new channels' outgoing weights learn
 
 
 def test_net_precision_reaches_the_evaluator(tmp_path):
