@@ -66,3 +66,32 @@ def test_the_win_rate_perspective_follows_the_override():
     # White to move: the mover's view is 1 - Black's
     assert abs(w["rootInfo"]["winrate"] - (1 - b["rootInfo"]["winrate"])) < 1e-9
     assert abs(w["rootInfo"]["scoreLead"] + b["rootInfo"]["scoreLead"]) < 1e-9
+
+
+class _Gone:
+    """An output whose reader has gone after its first line."""
+
+    def __init__(self):
+        self.lines = 0
+
+    def write(self, text):
+        self.lines += 1
+        if self.lines > 1:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    def flush(self):
+        pass
+
+
+def test_a_client_that_disconnects_ends_its_queries():
+    """The output breaks during a long query: it ends at once and the
+    queued ones are dropped, instead of searching on for nobody."""
+    import time
+    out = _Gone()
+    srv = AnalysisServer(load(None, CFG + ["search.playouts=100000000"]), out=out)
+    lines = [dict(Q, id="long", maxVisits=10**8, reportDuringSearchEvery=0.05),
+             dict(Q, id="next", maxVisits=10**8)]
+    t0 = time.time()
+    srv.serve(io.StringIO("".join(json.dumps(q) + "\n" for q in lines)))
+    assert time.time() - t0 < 20
+    assert out.lines == 2                      # the first partial result, then the broken write

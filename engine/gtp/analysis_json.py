@@ -116,13 +116,28 @@ class AnalysisServer:
         self._eof = False
 
     # ------------------------------------------------------------ output
+    _gone = False
+
     def _send(self, obj):
         with self._lock:
+            if self._gone:
+                return
             try:
                 self.out.write(json.dumps(obj, separators=(",", ":")) + "\n")
                 self.out.flush()
             except (BrokenPipeError, ValueError):
-                self._eof = True
+                self._client_gone()
+
+    def _client_gone(self):
+        """The client closed its end of the output (it disconnected): the
+        queries it owned end, the one searching at once, and the server
+        stops; nothing is left running for nobody."""
+        self._gone = True
+        with self._cv:                  # (no path takes the writer's lock while holding this one)
+            self._eof = True
+            self._heap = []
+            self._cv.notify_all()
+        self.player.interrupt.set()
 
     def _error(self, msg, qid=None, field=None):
         obj = {"error": msg}
