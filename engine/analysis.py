@@ -21,6 +21,21 @@ log = logging.getLogger("gomcts.analysis")
 SCORED_PER_CALL = 8     # candidates whose own score playouts may run for one info line
 
 
+class Avoid(set):
+    """The moves the root may not play (an analysis's avoid/allow for the
+    side to move), with ``deep``: [(colour, moves, until_depth)] for the
+    entries that reach below the root (KataGo's untilDepth, Leela Zero's
+    until-moves, > 1): those moves are forbidden to that colour at every
+    node fewer than until_depth moves from the root."""
+
+    def __init__(self, moves=(), deep=()):
+        super().__init__(moves)
+        self.deep = [(c, set(m), int(u)) for c, m, u in deep]
+
+    def __bool__(self):
+        return bool(len(self) or self.deep)
+
+
 class Rows(list):
     """Analysis rows (dicts, best first) with the root's ``ownership``
     (size*size values in flat point order, +1 owned by the analysed colour)."""

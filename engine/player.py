@@ -791,6 +791,9 @@ class Player(PlayerOptions):
         this search only; a search without that method (root-parallel) is
         not restricted, and the GTP layer still leaves the moves out of its
         reports."""
+        deep = getattr(avoid, "deep", None)
+        if deep and hasattr(s, "set_deep_avoid"):
+            s.set_deep_avoid(deep)          # below the root too (engine.analysis.Avoid)
         if avoid:
             fn = getattr(s, "set_root_avoid", None)
             if fn is not None:

@@ -104,6 +104,9 @@ cdef class NodePool:
     cdef double* score_sum        # their final scores (black minus white, komi in), summed
     cdef double* score_sq         # and their squares
     cdef uint8_t* root_forbid     # [nn+1] moves positional superko forbids at the root
+    cdef uint8_t* deep_forbid     # [2][nn+1] moves a colour may not play below the root (analysis untilDepth)
+    cdef int deep_until[2]        # ... at nodes fewer than this many moves from the root (0: none)
+    cdef bint has_deep            # any deep_until > 0
     # net requests of the rave tree: nodes that reached net_visits, their positions
     cdef int32_t* req_node
     cdef int16_t* req_move
@@ -166,6 +169,25 @@ cdef inline bint pick_better(rng_t* rng, double score, double* bestscore, int* t
         ties[0] += 1
         return rng_int(rng, ties[0]) == 0
     return False
+
+
+cdef inline const uint8_t* deep_mask(NodePool t, int node, int col) noexcept nogil:
+    """The moves colour ``col`` may not play from ``node`` (analysis
+    avoid/allow with an untilDepth past the root: Tree.set_deep_forbidden),
+    or NULL: none at this depth.  Depth is counted up the parent links
+    from the root (0 at the root)."""
+    cdef int d = 0, x = node, until
+    if not t.has_deep or col < 1 or col > 2:
+        return NULL
+    until = t.deep_until[col - 1]
+    if until <= 0:
+        return NULL
+    while x != t.root and x >= 0 and d < until:
+        x = t.parent[x]
+        d += 1
+    if d >= until:
+        return NULL
+    return &t.deep_forbid[(col - 1) * (t.nn + 1)]
 
 
 cdef inline double memory_blend(NodePool t, int c, double q, double n) noexcept nogil:

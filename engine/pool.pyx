@@ -130,6 +130,9 @@ cdef class NodePool:
         self.score_sum = <double*>calloc(self.nn + 2, sizeof(double))
         self.score_sq = <double*>calloc(self.nn + 2, sizeof(double))
         self.root_forbid = <uint8_t*>calloc(self.nn + 1, sizeof(uint8_t))
+        self.deep_forbid = <uint8_t*>calloc(2 * (self.nn + 1), sizeof(uint8_t))
+        self.deep_until[0] = self.deep_until[1] = 0
+        self.has_deep = False
         self.req_cap = max(batch, 1)
         self.n_req = 0
         self.req_node = <int32_t*>malloc(self.req_cap * sizeof(int32_t))
@@ -145,7 +148,7 @@ cdef class NodePool:
                 or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
                 or not self.aW or not self.NM or not self.VM or not self.VB or not self.flags or not self.priors
                 or not self.root_board or not self.pend_path or not self.pend_boards
-                or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid
+                or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid or not self.deep_forbid
                 or not self.score_n or not self.score_sum or not self.score_sq):
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         self.rng.s = seed * <uint64_t>0x9E3779B97F4A7C15 + 12345
@@ -169,6 +172,7 @@ cdef class NodePool:
         free(self.VM); free(self.VB); free(self.flags); free(self.priors); free(self.root_board)
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
         free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
+        free(self.deep_forbid)
         free(self.N0); free(self.W0); free(self.req_node); free(self.req_move); free(self.req_parent)
         free(self.req_boards); free(self.req_seq); free(self.score_n); free(self.score_sum); free(self.score_sq)
 
@@ -456,6 +460,26 @@ cdef class NodePool:
 
     # ------------------------------------------------------------ Python API
     # ------------------------------------------------------------ Python API
+    def set_deep_forbidden(self, specs):
+        """Moves a colour may not play below the root too (KataGo's
+        avoidMoves/allowMoves with untilDepth > 1): ``specs`` is a list of
+        (colour, moves, until_depth), the moves forbidden at every node
+        fewer than until_depth moves from the root where that colour is to
+        move; [] clears them.  The root's own restriction stays
+        set_root_forbidden's; children already below are left (a new
+        search starts from a new root)."""
+        cdef int col, m, until
+        memset(self.deep_forbid, 0, 2 * (self.nn + 1))
+        self.deep_until[0] = self.deep_until[1] = 0
+        for col, moves, until in specs:
+            if col not in (1, 2) or until < 1:
+                raise ValueError(f"deep forbidden: colour 1 or 2 and until_depth >= 1, got {col}, {until}")
+            self.deep_until[col - 1] = max(self.deep_until[col - 1], until)
+            for m in moves:
+                if 0 <= m <= self.nn:
+                    self.deep_forbid[(col - 1) * (self.nn + 1) + m] = 1
+        self.has_deep = self.deep_until[0] > 0 or self.deep_until[1] > 0
+
     def set_root_forbidden(self, moves):
         """Moves the root may not play (positional superko: the tree below
         the root checks simple ko only). Children already there for such a

@@ -238,6 +238,7 @@ class Search:
             self.bhrf.set_root(b)
         self.tree.set_root_forbidden([p for p in range(b.size * b.size)
                                       if b.color_at(p) == 0 and b.illegal_reason(p) == "superko"])
+        self.tree.set_deep_forbidden([])
 
     def set_root_avoid(self, moves):
         """Analysis ``avoid``/``allow`` (lz-analyze, kata-analyze): the root
@@ -250,6 +251,13 @@ class Search:
             return
         sk = [p for p in range(b.size * b.size) if b.color_at(p) == 0 and b.illegal_reason(p) == "superko"]
         self.tree.set_root_forbidden(sk + [m for m in moves if 0 <= m <= b.size * b.size])
+
+    def set_deep_avoid(self, specs):
+        """Analysis avoid/allow below the root (KataGo's untilDepth > 1):
+        ``specs`` [(colour, moves, until_depth)], until the next
+        :meth:`set_position` (Tree.set_deep_forbidden)."""
+        if self.tree is not None:
+            self.tree.set_deep_forbidden([(int(c), sorted(m), int(u)) for c, m, u in specs])
 
     def clear(self):
         self.tree = None

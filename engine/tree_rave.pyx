@@ -15,7 +15,7 @@ from board_ext.board cimport (board_t, board_copy, board_play, board_legal, boar
                               MAXNN, rng_t)
 from board_ext.priors cimport move_prior
 from engine.pool cimport (NodePool, MAXDEPTH, p_value, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
-                          pick_better, reward_for, memory_blend)
+                          pick_better, reward_for, memory_blend, deep_mask)
 from engine.atomics cimport (atomic_add_f, atomic_fetch_add_i, atomic_fetch_add_l, atomic_fetch_or_u8,
                              atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32, atomic_cas_i32)
 from engine.tree_policy cimport tree_policy_t
@@ -81,17 +81,19 @@ cdef int rave_expand_all(NodePool t, int node, const board_t* b) noexcept nogil:
 
 cdef int rave_candidates(NodePool t, int node, const board_t* b, int16_t* cand) noexcept nogil:
     """The moves a node gets children for: every legal move but own true
-    eyes (and what superko forbids at the root), pass last."""
+    eyes (and what superko forbids at the root, and what an analysis
+    forbids down to its depth), pass last."""
     cdef int i, p, k = 0, col = b.to_move
     cdef bint at_root = node == t.root
+    cdef const uint8_t* deep = deep_mask(t, node, col)
     for i in range(b.n_empty):
         p = b.empty_list[i]
-        if at_root and t.root_forbid[p]:
+        if (at_root and t.root_forbid[p]) or (deep != NULL and deep[p]):
             continue
         if board_legal(b, p, col) and not board_is_eye(b, p, col):
             cand[k] = p
             k += 1
-    if not (at_root and t.root_forbid[t.nn]):
+    if not (at_root and t.root_forbid[t.nn]) and not (deep != NULL and deep[t.nn]):
         cand[k] = t.nn
         k += 1
     return k

@@ -15,7 +15,8 @@ from libc.stdint cimport int16_t, int32_t, uint8_t
 from libc.string cimport memset, memcpy
 from libc.math cimport log, sqrt, INFINITY
 from board_ext.board cimport board_t, board_play, board_playable, rng_int, MAXNN
-from engine.pool cimport (NodePool, MAXDEPTH, p_code, p_value, pick_better, reward_for, memory_blend)
+from engine.pool cimport (NodePool, MAXDEPTH, p_code, p_value, pick_better, reward_for, memory_blend,
+                          deep_mask)
 from engine.tree_policy cimport tree_policy_t
 
 
@@ -36,22 +37,36 @@ cdef double uct_value(NodePool t, int c) noexcept nogil:
 cdef int uct_legal_count(NodePool t, int node, const board_t* b) noexcept nogil:
     cdef int i, p, c = b.to_move, n = 1  # pass
     cdef bint at_root = node == t.root
+    cdef const uint8_t* deep = deep_mask(t, node, c)
+    if deep != NULL and deep[t.nn]:
+        n = 0
     for i in range(b.n_empty):
         p = b.empty_list[i]
-        if at_root and t.root_forbid[p]:
+        if (at_root and t.root_forbid[p]) or (deep != NULL and deep[p]):
             continue
         if board_playable(b, p, c):
             n += 1
     return n
 
 
-cdef int uct_random_untried(NodePool t, int node, const board_t* b) noexcept nogil:
-    cdef uint8_t mark[MAXNN + 1]
-    cdef int c = t.first_child[node], i, j, p, n = b.n_empty, col = b.to_move
+cdef inline void _forbid_marks(NodePool t, int node, int col, uint8_t* mark) noexcept nogil:
+    """``mark`` [nn+1]: the moves ``node`` may not get a child for (the
+    root's forbidden moves, an analysis's down to its depth)."""
+    cdef int i
+    cdef const uint8_t* deep = deep_mask(t, node, col)
     if node == t.root:
         memcpy(mark, t.root_forbid, t.nn + 1)
     else:
         memset(mark, 0, t.nn + 1)
+    if deep != NULL:
+        for i in range(t.nn + 1):
+            mark[i] |= deep[i]
+
+
+cdef int uct_random_untried(NodePool t, int node, const board_t* b) noexcept nogil:
+    cdef uint8_t mark[MAXNN + 1]
+    cdef int c = t.first_child[node], i, j, p, n = b.n_empty, col = b.to_move
+    _forbid_marks(t, node, col, mark)
     while c >= 0:
         mark[t.move[c]] = 1
         c = t.next_sibling[c]
@@ -109,10 +124,7 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
         return best
     if slot >= 0:
         pr = &t.priors[<size_t>slot * (t.nn + 1)]
-        if node == t.root:
-            memcpy(mark, t.root_forbid, t.nn + 1)
-        else:
-            memset(mark, 0, t.nn + 1)
+        _forbid_marks(t, node, b.to_move, mark)
         c = t.first_child[node]
         while c >= 0:
             mark[t.move[c]] = 1

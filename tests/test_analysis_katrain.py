@@ -3,6 +3,8 @@ search, overrideSettings, avoid/allow moves, queries without maxVisits."""
 import io
 import json
 
+import pytest
+
 from engine.config import load
 from engine.gtp.analysis_json import AnalysisServer
 from tests.conftest import SMALL
@@ -95,3 +97,22 @@ def test_a_client_that_disconnects_ends_its_queries():
     srv.serve(io.StringIO("".join(json.dumps(q) + "\n" for q in lines)))
     assert time.time() - t0 < 20
     assert out.lines == 2                      # the first partial result, then the broken write
+
+
+@pytest.mark.parametrize("tree", ["rave", "uct"])
+def test_avoid_below_the_root_with_until_depth(tree):
+    """White is to move (after Black's E5); untilDepth 3 for Black: Black's
+    replies (depth 1) never play the avoided points, in any principal
+    variation; untilDepth 1 (the root only, White's) leaves them."""
+    import re
+    banned = ["D5", "F5", "E4", "E6", "D4", "F6", "D6", "F4"]
+    q = dict(Q, id="deep", maxVisits=400, analyzePvLength=3,
+             avoidMoves=[{"player": "B", "moves": banned, "untilDepth": 3}])
+    res = [r for r in serve([q], "search.playouts=400", f"search.tree={tree}") if "moveInfos" in r][-1]
+    # White to move at the root: its moves are free, Black's replies below are not
+    replies = [mi["pv"][1] for mi in res["moveInfos"] if len(mi["pv"]) > 1]
+    assert replies and not set(replies) & set(banned)
+    shallow = dict(q, id="shallow", avoidMoves=[{"player": "B", "moves": banned, "untilDepth": 1}])
+    res = [r for r in serve([shallow], "search.playouts=400", f"search.tree={tree}") if "moveInfos" in r][-1]
+    replies = [mi["pv"][1] for mi in res["moveInfos"] if len(mi["pv"]) > 1]
+    assert set(replies) & set(banned)          # at depth 1 the avoid does not reach

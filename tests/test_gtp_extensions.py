@@ -560,3 +560,18 @@ def test_live_gogui_graphics_during_genmove(capsys):
         assert blocks, what
         assert all(b.endswith("\n\n") for b in blocks)
         assert blocks[-1].startswith(head), blocks[-1]
+
+
+def test_until_moves_past_the_root_reach_below_it(eng):
+    """``avoid b VERTICES 3`` with White to move: Black's replies in the
+    tree (depth 1) never play them; the search's own tree says so."""
+    ok(eng, "play b E5")
+    banned = {"D4", "D5", "D6", "E4", "E6", "F4", "F5", "F6"}
+    eng.respond(f"kata-genmove_analyze w 10 avoid b {','.join(sorted(banned))} 3")
+    s = eng.player.search()
+    t = s.tree
+    replies = set()
+    for ch in t.children():
+        if ch[1] > 0:
+            replies |= {eng.vtx(g[0]) for g in t.children(ch[6]) if g[1] > 0}
+    assert replies and not replies & banned

@@ -51,6 +51,7 @@ import threading
 
 from board_ext.board import BLACK, WHITE
 from engine import coords
+from engine.analysis import Avoid
 from engine.player import Player, PlayerError
 
 log = logging.getLogger("gomcts.analysis_json")
@@ -408,20 +409,23 @@ class AnalysisServer:
         return (int(visits) if visits is not None else cfg.playouts), (float(secs) if secs is not None else None)
 
     def _avoid_set(self, q, to_move, size):
-        """The root moves the search may not play: avoidMoves entries of
-        the side to move, or everything outside its allowMoves."""
-        out = set()
+        """The moves the search may not play (engine.analysis.Avoid): at
+        the root, avoidMoves entries of the side to move, or everything
+        outside its allowMoves; below it, every entry's moves for its
+        player down to its untilDepth (1: the root only)."""
+        out, deep = set(), []
         side = "B" if to_move == BLACK else "W"
         for key in ("avoidMoves", "allowMoves"):
             for e in q.get(key) or []:
-                if str(e.get("player", "")).upper()[:1] != side:
-                    continue
+                player = str(e.get("player", "")).upper()[:1]
                 pts = {coords.from_gtp(str(v), size) for v in e.get("moves", [])}
-                if key == "avoidMoves":
-                    out |= pts
-                else:
-                    out |= set(range(size * size + 1)) - pts
-        return out
+                banned = pts if key == "avoidMoves" else set(range(size * size + 1)) - pts
+                if player == side:
+                    out |= banned
+                until = int(e.get("untilDepth", 1))
+                if until > 1 and player in ("B", "W"):
+                    deep.append((BLACK if player == "B" else WHITE, banned, until))
+        return Avoid(out, deep)
 
     def _response(self, q, turn, an, sc, to_move, during):
         p = self.player

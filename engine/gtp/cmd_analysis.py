@@ -8,6 +8,7 @@ import dataclasses
 import logging
 
 from board_ext.board import BLACK, WHITE
+from engine.analysis import Avoid
 from engine.game import opponent
 from engine.gtp.parse import (GtpFail, ID_RE, color_letter, gfx_lines, parse_color, parse_int,
                               permyriad)
@@ -130,6 +131,7 @@ class AnalysisCommands:
         opts = {"minmoves": 0, "maxmoves": 0, "ownership": False, "kata": kata, "avoid": set()}
         avoid = {BLACK: set(), WHITE: set()}
         allow = {BLACK: None, WHITE: None}
+        deep = []                          # (avoid|allow, colour, moves, until-moves > 1)
         i = 0
         if i < len(args) and args[i].lower() in ("b", "w", "black", "white"):
             color = parse_color(args[i])
@@ -146,11 +148,13 @@ class AnalysisCommands:
                     raise GtpFail(f"syntax error: {key} COLOR VERTEX[,VERTEX...] UNTIL_MOVES")
                 c = parse_color(args[i + 1])
                 moves = self._vertex_list(args[i + 2])
-                parse_int(args[i + 3], f"{key} until-moves", 1)
+                until = parse_int(args[i + 3], f"{key} until-moves", 1)
                 if key == "avoid":
                     avoid[c].update(moves)
                 else:
                     allow[c] = (allow[c] or set()) | set(moves)
+                if until > 1:
+                    deep.append((key, c, set(moves), until))
                 i += 4
                 continue
             if i + 1 >= len(args):
@@ -174,7 +178,9 @@ class AnalysisCommands:
         root = set(avoid[color])
         if allow[color] is not None:
             root |= {p for p in range(nn) if p not in allow[color]}
-        opts["avoid"] = root
+        below = [(c, m if key == "avoid" else {p for p in range(nn) if p not in m}, until)
+                 for key, c, m, until in deep]
+        opts["avoid"] = Avoid(root, below)      # until-moves past the root: below it too
         return color, max(interval, INFO_MIN_INTERVAL_CS) / 100.0, opts
 
     def _vertex_list(self, text):
