@@ -34,7 +34,7 @@ SDIST = f"gomill-{VERSION}.tar.gz"
 SHA256 = "01384dec1d72cf75d6415778b21a72cee83b30981290b4c0a5068951faf8fd28"   # the registry's sdist
 
 # (file under the package root, old text, new text[, times]): each must occur
-# exactly ``times`` (1 unless given).
+# exactly ``times`` (1 unless given).  JIGO_PATCHES below are added to them.
 PATCHES = [
     # 8-bit strings become text: the translation tables, the control file
     ("gomill/sgf_grammar.py", '_whitespace_table = string.maketrans("\\t\\f\\v", "   ")',
@@ -86,40 +86,24 @@ PATCHES = [
     # 2to3 turns ``long`` into ``int``, which made every integer setting invalid
     ("gomill/settings.py", "if not isinstance(i, int) or isinstance(i, int):",
      "if not isinstance(i, int) or isinstance(i, bool):", 2),
-    # gomill's own slip: a jigo counted half a win for each player in *both* colours
-    ("gomill/tournament_results.py", """            self.wins_1b = sum(
-                r.winning_player == player_1 and r.winning_colour == 'b'
-                for r in results) + js""",
-     """            self.wins_1b = sum(
-                r.winning_player == player_1 and r.winning_colour == 'b'
-                for r in results) + 0.5 * sum(
-                r.is_jigo and r.player_b == player_1 for r in results)"""),
-    ("gomill/tournament_results.py", """            self.wins_1w = sum(
-                r.winning_player == player_1 and r.winning_colour == 'w'
-                for r in results) + js""",
-     """            self.wins_1w = sum(
-                r.winning_player == player_1 and r.winning_colour == 'w'
-                for r in results) + 0.5 * sum(
-                r.is_jigo and r.player_w == player_1 for r in results)"""),
-    ("gomill/tournament_results.py", """            self.wins_2b = sum(
-                r.winning_player == player_2 and r.winning_colour == 'b'
-                for r in results) + js""",
-     """            self.wins_2b = sum(
-                r.winning_player == player_2 and r.winning_colour == 'b'
-                for r in results) + 0.5 * sum(
-                r.is_jigo and r.player_b == player_2 for r in results)"""),
-    ("gomill/tournament_results.py", """            self.wins_2w = sum(
-                r.winning_player == player_2 and r.winning_colour == 'w'
-                for r in results) + js""",
-     """            self.wins_2w = sum(
-                r.winning_player == player_2 and r.winning_colour == 'w'
-                for r in results) + 0.5 * sum(
-                r.is_jigo and r.player_w == player_2 for r in results)"""),
     # the engines' pipes carry text
     ("gomill/gtp_controller.py", "stdin=subprocess.PIPE, stdout=subprocess.PIPE,",
      "stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, encoding='utf-8', errors='replace',"),
     ("gomill/gtp_controller.py", 'return argument.encode("utf-8")', "return argument"),
 ]
+
+
+def _jigo_patch(player, colour):
+    """gomill's own slip: a jigo counted half a win for each player in
+    *both* colours (rows of 150%); count it in the colour it was played."""
+    head = (f"            self.wins_{player[-1]}{colour} = sum(\n"
+            f"                r.winning_player == {player} and r.winning_colour == '{colour}'\n")
+    return ("gomill/tournament_results.py", head + "                for r in results) + js",
+            head + f"                for r in results) + 0.5 * sum(\n"
+                   f"                r.is_jigo and r.player_{colour} == {player} for r in results)")
+
+
+PATCHES += [_jigo_patch(p, c) for p in ("player_1", "player_2") for c in ("b", "w")]
 
 
 def fail(msg):
