@@ -68,19 +68,17 @@ class TreeConfig:
     K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration on total counts (0: priors and RAVE explore, as Fuego)")
     prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
     net_equiv: float = _f(100.0, 0.0, 1e4, doc="net prior on 9x9 and smaller boards: net_equiv * sqrt(p) visits "
-                          "at value 1 on each child (100 over 30 at 2,000 and 10,000 simulations, "
-                          "docs/results/tuning.md)")
+                          "at value 1 on each child (measured: docs/results/tuning.md)")
     net_equiv_13: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 13x13 (sizes between 9, 13 and 19 "
                              "interpolate by points; docs/results/strength-19.md)")
-    net_equiv_19: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19 (measured: 150 over 300 over "
-                             "30 and 1000, docs/results/strength-19.md)")
+    net_equiv_19: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19 (measured: "
+                             "docs/results/strength-19.md)")
     net_grow: float = _f(0.0, 0.0, 1e9, doc="9x9 and smaller: parent visits above which the net prior grows as "
-                         "sqrt(parent visits / net_grow), so that it keeps its pull at any budget; 0 = fixed (2000 over 0 "
-                         "on 9x9: 54.5% at 10,000 simulations, not a step; docs/results/tuning.md)")
-    net_grow_13: float = _f(2000.0, 0.0, 1e9, doc="tree.net_grow on 13x13 (and sizes from 10 to 15; 2000 over 0: "
-                            "60.0% at 10,000 simulations, docs/results/strength-19.md)")
-    net_grow_19: float = _f(2000.0, 0.0, 1e9, doc="tree.net_grow on 19x19 (and sizes from 16 up; 2000 over 0 at "
-                            "10,000 simulations; fixed, the shipped clock's budget opens on the second line, "
+                         "sqrt(parent visits / net_grow), so that it keeps its pull at any budget; 0 = fixed (measured: "
+                         "docs/results/tuning.md)")
+    net_grow_13: float = _f(2000.0, 0.0, 1e9, doc="tree.net_grow on 13x13 (and sizes from 10 to 15; measured: "
+                            "docs/results/strength-19.md)")
+    net_grow_19: float = _f(2000.0, 0.0, 1e9, doc="tree.net_grow on 19x19 (and sizes from 16 up; measured: "
                             "docs/results/strength-19.md)")
     net_fade: float = _f(0.0, 0.0, 1.0, doc="the share of the net prior's weight (net_equiv) lost by move "
                          "net_fade_end * board points, falling linearly with the move number (Pachi lets "
@@ -149,8 +147,8 @@ class TimeConfig:
                        "not the best valued) may think up to this many times its plan (Pachi); 1 = never")
     middle_weight: float = _f(2.0, 0.25, 8.0, doc="the main time's plan by game phase (Pachi's middle game): a "
                               "move between fuseki_end and yose_start gets this many shares of the plan, one in the "
-                              "endgame, rising from one to it through the opening; 1 = even shares (2 against the "
-                              "old 5% rule, 9x9 at 30 s: 60.5% over 100, docs/results/strength-19.md)")
+                              "endgame, rising from one to it through the opening; 1 = even shares (measured: "
+                              "docs/results/strength-19.md)")
     fuseki_end: float = _f(0.2, 0.0, 2.0, doc="time.middle_weight: the opening ends after this many moves, "
                            "times the board's points (Pachi: 20%)")
     yose_start: float = _f(0.4, 0.0, 2.0, doc="time.middle_weight: the endgame starts after this many moves, "
@@ -229,7 +227,7 @@ class NetConfig:
                      doc="where the net runs: cpu, cuda (a GPU torch sees), auto (cuda if there is one)")
     cache_size: int = _f(20000, 0, 10**7, doc="evaluator cache entries")
     precision: str = _f("fp32", choices=("fp32", "bf16"),
-                        doc="fp32, or bf16 (about 30% faster at batch 8 on a CPU with bf16 support; moves may differ)")
+                        doc="fp32, or bf16 (faster on a CPU with bf16 support, bench/net.py; moves may differ)")
     required: bool = _f(False, doc="fail if no weights for this size (else play without the net)")
     rawnet: bool = _f(False, doc="play the net's most probable legal move, no search")
 

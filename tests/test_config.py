@@ -227,3 +227,12 @@ def test_ringmaster_control_file_against_fuego():
     assert "uct_param_search number_threads 1" in open(os.path.join(ROOT, gtp_file)).read()
     p1, p2, kw = matchups[0]
     assert (p1, p2) == ("gomcts", "fuego") and kw["alternating"] and kw["number_of_games"] == 200
+
+
+def test_config_docs_quote_no_figures():
+    """A setting's doc says what it does and where it was measured, not the
+    figures (they live in docs/results, where a rerun updates them)."""
+    import re
+    bad = [k for k, _v, d in C.describe(C.load(None, []))
+           if re.search(r"\d+(\.\d+)?% (over|at)|\d+ over \d+|\d,\d{3} simulations", d)]
+    assert bad == []
