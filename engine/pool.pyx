@@ -68,6 +68,9 @@ cdef class NodePool:
         self.nn = size * size
         self.capacity = capacity
         self.full_policy = FULL_POLICIES[full_policy]
+        # Placeholders until Tree.configure: engine.search.Search sets every
+        # knob below from the config (engine/config.py holds the defaults);
+        # these only serve a bare pool in tests and benchmarks.
         self.gc_threshold = 16
         self.tree_policy = 0
         self.rave = False
