@@ -8,11 +8,24 @@ for and its weights exist, so the GTP server starts fast.
 import logging
 import os
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 log = logging.getLogger("gomcts.factory")
 
 
 class NoNet(RuntimeError):
     """No usable weights for a board size (the message says why)."""
+
+
+def weights_file(path):
+    """``net.weights`` as a file: as given when it exists (absolute, or
+    relative to the working directory), else relative to the project (the
+    shipped configs name ``nets/weights/...``, and a GUI may start the engine
+    from any folder)."""
+    if os.path.isabs(path) or os.path.exists(path):
+        return path
+    here = os.path.join(ROOT, path)
+    return here if os.path.exists(here) else path
 
 
 def load_evaluator(cfg, size):
@@ -34,8 +47,8 @@ def load_evaluator(cfg, size):
         return ExpertEvaluator()
     from nets.evaluator import Evaluator, available_sizes, weights_path   # torch stays lazy here
     device = net_device(cfg)    # a GPU asked for and absent: a config error, not "no net"
-    src = cfg.net.weights or size
-    path = cfg.net.weights or weights_path(size)
+    src = weights_file(cfg.net.weights) if cfg.net.weights else size
+    path = weights_file(cfg.net.weights) if cfg.net.weights else weights_path(size)
     kw = dict(threads=cfg.net.threads, cache_size=cfg.net.cache_size, device=device, precision=cfg.net.precision)
     if not os.path.exists(path):
         ev = None if cfg.net.weights else _conv_net_from_another_size(size, kw)

@@ -1,6 +1,7 @@
 """gtp_main.py without --config serves the shipped, measured engine of each
 board size: configs/<n>x<n>.toml, taken anew at every boardsize, with the
 command line's --set and the session's go-param on top."""
+import os
 import subprocess
 
 from engine.config import load, load_for_size, shipped_size
@@ -81,3 +82,14 @@ def test_override_version_for_lizzie():
                         "--set", "prior.evaluator=expert"], input="version\nquit\n",
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0 and "= 0.17" in p.stdout.splitlines()
+
+
+def test_the_shipped_net_path_works_from_any_folder(tmp_path, monkeypatch):
+    """configs/9x9.toml names its net relative to the project: a GUI that
+    starts the engine from another folder still gets that net."""
+    from engine.factory import load_evaluator
+    monkeypatch.chdir(tmp_path)
+    cfg = load_for_size(9, [])
+    assert not os.path.isabs(cfg.net.weights)
+    ev = load_evaluator(cfg, 9)
+    assert getattr(ev, "has_aux", False)               # the teacher net, with its heads
