@@ -7,6 +7,7 @@ import logging
 import os
 
 from engine import config as configmod
+from engine import tree_policies
 from engine.factory import weights_file
 from engine.player_errors import OptionError
 
@@ -48,7 +49,6 @@ class PlayerOptions:
         except configmod.ConfigError as e:
             raise OptionError(str(e)) from None
         old = self.cfg
-        from engine import tree_policies
         why = tree_policies.foreign_key(key, old.search.tree)
         if why is not None and new != old:          # the same value again (a GUI's whole page) is harmless
             raise OptionError(why)

@@ -7,7 +7,6 @@ import dataclasses
 import math
 import os
 
-import pytest
 
 from engine import config as C
 from engine.config import load
