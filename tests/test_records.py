@@ -46,3 +46,18 @@ def test_publish_lists_files_and_a_changed_record_stops_it(tmp_path, capsys):
     assert any("stray.txt" in line and "not in the manifest" in line for line in publish.check(str(records)))
     with pytest.raises(publish.RecordsError):
         publish.register([str(tmp_path / "runs" / "b.npz")], records=str(records))   # not under records/
+
+
+def test_derived_caches_are_not_records(tmp_path):
+    """The plane cache (``_planes``, ignored by git) is rebuilt from the
+    shards on any machine: neither listed by --add nor required by --check."""
+    records = tmp_path / "records"
+    shard = records / "datasets" / "d" / "a.npz"
+    cache = records / "datasets" / "d" / "_planes" / "p30" / "a.npz"
+    cache.parent.mkdir(parents=True)
+    shard.write_bytes(b"shard")
+    cache.write_bytes(b"planes")
+    assert publish.main(["--add", str(records / "datasets"), "--records", str(records)]) == 0
+    assert list(publish.load_manifest(str(records))) == ["records/datasets/d/a.npz"]
+    cache.unlink()
+    assert publish.check(str(records)) == []

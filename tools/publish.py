@@ -39,6 +39,17 @@ class RecordsError(Exception):
     """A record disagrees with the manifest, or a path is not a record."""
 
 
+def _walk(top):
+    """Record files under ``top``: folders named ``_*`` or ``.*`` hold
+    caches derived from the records (the plane cache ``_planes``, which
+    git ignores) and are not records themselves."""
+    for d, dirs, files in os.walk(top):
+        dirs[:] = sorted(x for x in dirs if not x.startswith(("_", ".")))
+        for fn in sorted(files):
+            if fn != MANIFEST and not fn.startswith("."):
+                yield os.path.join(d, fn)
+
+
 def sha256(path):
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -87,11 +98,10 @@ def check(records=RECORDS, only=None):
         elif os.path.getsize(p) != entry["bytes"] or sha256(p) != entry["sha256"]:
             out.append(f"{rel}: its hash disagrees with the manifest (changed since it was published)")
     if only is None:
-        for d, _dirs, files in os.walk(records):
-            for fn in files:
-                rel = _rel(os.path.join(d, fn), root)
-                if fn != MANIFEST and not fn.startswith(".") and rel not in man:
-                    out.append(f"{rel}: a record not in the manifest")
+        for p in _walk(records):
+            rel = _rel(p, root)
+            if rel not in man:
+                out.append(f"{rel}: a record not in the manifest")
     return out
 
 
@@ -155,8 +165,7 @@ def main(argv=None):
             paths = []
             for a in args.add:
                 if os.path.isdir(a):
-                    paths += [os.path.join(d, f) for d, _, fs in os.walk(a) for f in sorted(fs)
-                              if f != MANIFEST and not f.startswith(".")]
+                    paths += list(_walk(a))
                 else:
                     paths.append(a)
             rels = register(paths, args.records)
