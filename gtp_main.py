@@ -1,8 +1,8 @@
 """GTP entry point: ``python gtp_main.py [--config FILE] [--set table.key=value ...]``;
-without ``--config`` each board size gets the shipped, measured engine of
-its size (``configs/<n>x<n>.toml``, the nearest shipped size for others),
-taken anew at every ``boardsize`` with the ``--set`` overrides and the
-session's ``go-param`` settings on top;
+without ``--config`` it serves the shipped, measured engine
+(``configs/engine.toml``); every config's per-size tables
+(``[size.<n>.<table>]``) are taken anew at every ``boardsize``, with the
+``--set`` overrides and the session's ``go-param`` settings in them;
 ``python gtp_main.py analysis [...]`` speaks KataGo's JSON analysis protocol
 instead (KaTrain; engine/gtp/analysis_json.py).
 
@@ -25,8 +25,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="gomcts GTP engine (stdin/stdout)")
     ap.add_argument("mode", nargs="?", default="gtp", choices=("gtp", "analysis"),
                     help="gtp (default) or analysis: KataGo's JSON analysis protocol (KaTrain)")
-    ap.add_argument("--config", help="TOML config file (default: the shipped, measured config of each board "
-                                     "size, configs/<n>x<n>.toml, taken at every boardsize)")
+    ap.add_argument("--config", help="TOML config file (default: configs/engine.toml, the shipped, measured "
+                                     "engine, with its per-size tables taken at every boardsize)")
     ap.add_argument("--set", action="append", default=[], metavar="TABLE.KEY=VALUE",
                     help="override one config key; repeatable")
     ap.add_argument("--log-level", default="INFO", help="DEBUG, INFO, WARNING (default INFO)")
@@ -34,17 +34,10 @@ def main(argv=None):
                     help="the reply to GTP version (KataGo's flag; Lizzie reads version as Leela Zero's and "
                          "uses kata-analyze when the command line names this flag; docs/GTP.md)")
     args = ap.parse_args(argv)
-    from engine.config import ConfigError, load, load_for_size, pool_refused
+    from engine.config import SHIPPED_CONFIG, ConfigError, load, pool_refused
     from engine.factory import net_device
-    size_configs = None
     try:
-        if args.config:
-            cfg = load(args.config, args.set)
-        else:       # the engine that was measured, for whatever size the client asks
-            cfg = load_for_size(load(None, args.set).gtp.boardsize, args.set)
-
-            def size_configs(n):
-                return load_for_size(n, args.set)
+        cfg = load(args.config or SHIPPED_CONFIG, args.set)
         net_device(cfg)         # net.device = cuda where torch sees no GPU stops here
         why = pool_refused(cfg, cfg.gtp.boardsize)
         if why is not None:     # the first board's search could never be built
@@ -58,13 +51,13 @@ def main(argv=None):
     if args.mode == "analysis":
         from engine.gtp.analysis_json import AnalysisServer
         try:
-            AnalysisServer(cfg, out=sys.stdout, size_configs=size_configs).serve(sys.stdin)
+            AnalysisServer(cfg, out=sys.stdout).serve(sys.stdin)
         except KeyboardInterrupt:
             print("gtp_main: interrupted", file=sys.stderr)
             return 130
         return 0
     from engine.gtp.server import GtpServer
-    server = GtpServer(cfg, out=sys.stdout, size_configs=size_configs)
+    server = GtpServer(cfg, out=sys.stdout)
     if args.override_version:
         server.version = args.override_version
     try:

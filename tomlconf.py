@@ -2,7 +2,8 @@
 defaults, ranges, choices, words and one-line docs (:func:`setting`),
 dataclasses of them built from TOML values and ``key=value`` texts with
 every bad key and value named (:func:`build_table`), TOML files with
-``base = "other.toml"`` (:func:`read`), overrides (:func:`merge`) and flat
+``base = "other.toml"`` (:func:`read`), overrides (:func:`merge`), per-size
+override tables laid under later settings (:func:`overlay`) and flat
 settings files (:func:`load_flat`).  It imports nothing of the project:
 the engine's tables (``engine/config.py``), the trainer's settings
 (``nets/train.py``) and the experiments' (``tools/experiment.py``) stand on
@@ -137,10 +138,52 @@ def build_table(cls, values, prefix=""):
     return cls(**vals)
 
 
+SIZE = "size"      # the per-size override tables: [size.<n>.<table>] (engine/config.py)
+
+
+def overlay(into, layer):
+    """Lay ``layer`` ({table: {key: value}}; per-size tables under
+    ``size``: {"<n>": {table: {key: value}}}) over ``into``, in place.  A
+    key the layer sets for every size replaces the earlier value and every
+    earlier per-size value of that key (what is said later wins); the
+    layer's per-size keys then go over the per-size tables.  Top-level
+    values that are not tables (a flat file's settings, arrays of tables)
+    are replaced whole."""
+    sizes = into.get(SIZE) if isinstance(into.get(SIZE), dict) else {}
+    for tname, tval in layer.items():
+        if tname == SIZE:
+            continue
+        if isinstance(tval, dict):
+            for per in sizes.values():
+                if isinstance(per, dict) and isinstance(per.get(tname), dict):
+                    for k in tval:
+                        per[tname].pop(k, None)
+            if isinstance(into.get(tname), dict):
+                into[tname].update(tval)
+            else:
+                into[tname] = dict(tval)
+        else:
+            into[tname] = tval
+    if SIZE in layer:
+        per_size = layer[SIZE]
+        if not isinstance(per_size, dict):
+            raise ConfigError(f"'{SIZE}' must hold per-size tables: [{SIZE}.<n>.<table>]")
+        dst = into.setdefault(SIZE, {})
+        for n, tables in per_size.items():
+            if not isinstance(tables, dict) or not all(isinstance(v, dict) for v in tables.values()):
+                raise ConfigError(f"'{SIZE}.{n}' must hold tables: [{SIZE}.{n}.<table>] key = value")
+            d = dst.setdefault(str(n), {})
+            for t, kv in tables.items():
+                d.setdefault(t, {}).update(kv)
+    return into
+
+
 def merge(data, overrides, flat=False):
-    """Apply ``table.key=value`` strings onto a nested dict (in place);
-    ``flat``: ``key=value`` onto a dict of settings with no tables.  The
-    values are :class:`Text`, read as their settings' types."""
+    """Apply ``table.key=value`` strings onto a nested dict (in place),
+    one after another, each laid over what came before (:func:`overlay`;
+    ``size.<n>.table.key=value`` sets a per-size key); ``flat``:
+    ``key=value`` onto a dict of settings with no tables.  The values are
+    :class:`Text`, read as their settings' types."""
     for o in overrides or ():
         key = o.split("=", 1)[0]
         if "=" not in o or (not flat and "." not in key) or not key.strip():
@@ -150,13 +193,20 @@ def merge(data, overrides, flat=False):
             data[key.strip()] = Text(value.strip())
             continue
         t, k = key.strip().split(".", 1)
-        data.setdefault(t, {})[k] = Text(value.strip())
+        if t == SIZE:
+            parts = k.split(".")
+            if len(parts) != 3 or not all(parts):
+                raise ConfigError(f"override '{o}' must look like {SIZE}.<n>.table.key=value")
+            overlay(data, {SIZE: {parts[0]: {parts[1]: {parts[2]: Text(value.strip())}}}})
+        else:
+            overlay(data, {t: {k: Text(value.strip())}})
     return data
 
 
 def read(path, _chain=()):
     """The nested dict of a TOML config file, its ``base`` files merged
-    under it (a base's tables are updated key by key by the file's)."""
+    under it (the file laid over its base, :func:`overlay`: a base's tables
+    are updated key by key by the file's)."""
     real = os.path.realpath(path)
     if real in _chain:
         names = [os.path.relpath(p) for p in _chain + (real,)]
@@ -177,12 +227,7 @@ def read(path, _chain=()):
     if not isinstance(base, str) or not base:
         raise ConfigError(f"config file '{path}': base must be the name of a TOML file")
     merged = read(os.path.join(os.path.dirname(path), base), _chain + (real,))
-    for tname, tval in data.items():
-        if isinstance(tval, dict) and isinstance(merged.get(tname), dict):
-            merged[tname].update(tval)
-        else:
-            merged[tname] = tval
-    return merged
+    return overlay(merged, data)
 
 
 def load_flat(cls, path=None, overrides=()):

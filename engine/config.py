@@ -12,6 +12,16 @@ words ``"all"`` (every node) and ``"none"`` beside numbers, spelled the
 same for every such knob (``prior.dcnn_nodes = "all"``, ``memory.nodes =
 "all"``); what number a word stands for is the knob's business.
 
+Values that depend on the board size live in per-size override tables,
+``[size.9.<table>]``, ``[size.13.<table>]``, ``[size.19.<table>]`` (the
+table of 9 serves boards up to 9x9, 13 up to 15x15, 19 the rest): the
+engine's own per-size defaults (``SIZE_DEFAULTS``) and a config's.  A
+Config holds the values for every size and its per-size tables;
+:func:`at_size` gives the values of one board size, and the Player takes
+them anew at every ``boardsize``.  A key set for every size after a
+per-size value (a file over its base, a ``--set``, a ``go-param``)
+replaces it; ``--set size.19.search.seconds=5`` sets one size's.
+
 ``configs/default.toml`` is written from here (:func:`default_toml`,
 ``make configs``) and a test compares its text.
 
@@ -25,14 +35,15 @@ The same machinery serves the other settings files: a frozen dataclass of
 ``configs/nets/*.toml`` (``nets.train.TrainConfig``) and the paper
 experiments (``tools.experiment.Experiment`` and ``Variant``).
 """
+import copy
 import dataclasses
 import os
 from dataclasses import dataclass, field, fields
 
 from board_ext.playout import POLICIES     # the rollout registry: its names are the choices
 from engine import tree_policies           # the tree policy registry: its names are search.tree's choices
-from tomlconf import (ConfigError, Text, _f, _toml_text, _type, build_table, load_flat, merge, read,  # noqa: F401
-                      setting)
+from tomlconf import (SIZE, ConfigError, Text, _f, _toml_text, _type, build_table, load_flat, merge,  # noqa: F401
+                      overlay, read, setting)
 
 
 @dataclass(frozen=True)
@@ -67,19 +78,11 @@ class TreeConfig:
     rave_equiv: float = _f(3000.0, 1.0, 1e7, doc="RAVE equivalence k: beta = aN / (aN + n + n aN / k)")
     K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration on total counts (0: priors and RAVE explore, as Fuego)")
     prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
-    net_equiv: float = _f(100.0, 0.0, 1e4, doc="net prior on 9x9 and smaller boards: net_equiv * sqrt(p) visits "
-                          "at value 1 on each child (measured: docs/results/tuning.md)")
-    net_equiv_13: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 13x13 (sizes between 9, 13 and 19 "
-                             "interpolate by points; docs/results/strength-19.md)")
-    net_equiv_19: float = _f(150.0, 0.0, 1e4, doc="the net prior's net_equiv on 19x19 (measured: "
-                             "docs/results/strength-19.md)")
-    net_grow: float = _f(0.0, 0.0, 1e9, doc="9x9 and smaller: parent visits above which the net prior grows as "
-                         "sqrt(parent visits / net_grow), so that it keeps its pull at any budget; 0 = fixed (measured: "
-                         "docs/results/tuning.md)")
-    net_grow_13: float = _f(2000.0, 0.0, 1e9, doc="tree.net_grow on 13x13 (and sizes from 10 to 15; measured: "
-                            "docs/results/strength-19.md)")
-    net_grow_19: float = _f(2000.0, 0.0, 1e9, doc="tree.net_grow on 19x19 (and sizes from 16 up; measured: "
-                            "docs/results/strength-19.md)")
+    net_equiv: float = _f(100.0, 0.0, 1e4, doc="net prior: net_equiv * sqrt(p) visits at value 1 on each child "
+                          "(measured: docs/results/tuning.md; per size: [size.<n>.tree])")
+    net_grow: float = _f(0.0, 0.0, 1e9, doc="parent visits above which the net prior grows as sqrt(parent visits / "
+                         "net_grow), so that it keeps its pull at any budget; 0 = fixed (measured: "
+                         "docs/results/tuning.md; per size: [size.<n>.tree])")
     net_fade: float = _f(0.0, 0.0, 1.0, doc="the share of the net prior's weight (net_equiv) lost by move "
                          "net_fade_end * board points, falling linearly with the move number (Pachi lets "
                          "its prior's weight fall as the game goes on; 0 = off)")
@@ -296,6 +299,7 @@ RENAMED = {"search.K": "uct.K", "search.policy": "uct.policy", "search.c_puct": 
            "search.rave": "uct.rave", "search.rave_equiv": "uct.rave_equiv", "prior.K": "uct.K_prior",
            "prior.cnn_strength": "uct.cnn_strength",
            "tree.value_prior": "tree.value_visits",
+           **{f"tree.{k}_{n}": f"size.{n}.tree.{k}" for k in ("net_equiv", "net_grow") for n in (13, 19)},
            **{f"gtp.{k}": f"player.{k}" for k in ("ponder", "score_playouts", "rules", "superko_play",
                                                    "move_score_playouts")}}
 RENAMED_TABLES = {"rollout": "moggy"}
@@ -324,38 +328,17 @@ def threads_refused(cfg):
     return None
 
 
-def net_equiv_for(tree, size):
-    """The net prior's weight (``net_equiv``) on a ``size`` board from the
-    tree config's three anchors (9x9 and smaller, 13x13, 19x19), linear in
-    the board's points between them."""
-    anchors = ((81, tree.net_equiv), (169, tree.net_equiv_13), (361, tree.net_equiv_19))
-    pts = size * size
-    if pts <= anchors[0][0]:
-        return anchors[0][1]
-    for (p0, v0), (p1, v1) in zip(anchors, anchors[1:]):
-        if pts <= p1:
-            return v0 + (v1 - v0) * (pts - p0) / (p1 - p0)
-    return anchors[-1][1]
-
-
 def net_equiv_at(tree, size, move_number):
-    """``net_equiv_for`` at move ``move_number`` of the game: less by the
-    share ``tree.net_fade`` at move ``tree.net_fade_end * size * size``,
-    linearly in between."""
-    base = net_equiv_for(tree, size)
+    """The net prior's weight at move ``move_number`` of a ``size`` game,
+    from the tree table of that size (:func:`at_size`): ``tree.net_equiv``,
+    less by the share ``tree.net_fade`` at move ``tree.net_fade_end * size *
+    size``, linearly in between (its growth with the parent's visits,
+    ``tree.net_grow``, is the tree's: engine/tree_rave.pyx)."""
+    base = tree.net_equiv
     if tree.net_fade <= 0:
         return base
     done = min(1.0, max(0, move_number) / (tree.net_fade_end * size * size))
     return base * (1.0 - tree.net_fade * done)
-
-
-def net_grow_for(tree, size):
-    """``tree.net_grow`` for a ``size`` board: the 9x9 key up to 9x9, the
-    13x13 key up to 15x15, the 19x19 key above (a threshold in visits does
-    not interpolate)."""
-    if size <= 9:
-        return tree.net_grow
-    return tree.net_grow_13 if size <= 15 else tree.net_grow_19
 
 
 def pool_refused(cfg, size):
@@ -363,6 +346,7 @@ def pool_refused(cfg, size):
     gives a leaf all its children at once: the root and one expansion must
     fit), or None."""
     need = size * size + 2
+    cfg = at_size(cfg, size)
     if cfg.search.tree == "rave" and cfg.pool.pool_size < need:
         return (f"pool.pool_size = {cfg.pool.pool_size} cannot hold one expansion on {size}x{size} "
                 f"(the root and its {size * size + 1} children: at least {need} nodes)")
@@ -401,58 +385,162 @@ def _check_cross(cfg):
                           "(bhrf.accept), which needs the sum of u over the playable replies")
 
 
-def build(data):
-    """Config from a nested dict ({table: {key: value}}); validates everything."""
+# ---- per-size override tables ([size.<n>.<table>]): one mechanism for every
+# value that depends on the board size.  A table for 9 serves boards up to
+# 9x9, 13 from 10x10 to 15x15, 19 from 16x16 (shipped_size).  The built-in
+# ones below are the engine's per-size defaults; a config's own [size.<n>]
+# tables go over them, and a key set for every size (in a file laid over
+# them, a --set, a go-param) replaces every per-size value said before it
+# (tomlconf.overlay).
+SHIPPED_SIZES = (9, 13, 19)          # configs/<n>x<n>.toml: the measured engine of each size
+SIZE_DEFAULTS = {
+    "13": {"tree": {"net_equiv": 150.0, "net_grow": 2000.0}},
+    "19": {"tree": {"net_equiv": 150.0, "net_grow": 2000.0}},
+}
+SIZE_DEFAULT_DOCS = {"tree.net_equiv": "measured: docs/results/strength-19.md",
+                     "tree.net_grow": "measured: docs/results/strength-19.md"}
+SIZE_FIXED = {"gtp.boardsize": "a per-size table is chosen by the board size; it cannot set it"}
+
+
+def shipped_size(size):
+    """The per-size table that serves a ``size`` board: 9 up to 9x9, 13
+    for 10x10 to 15x15, 19 from 16x16."""
+    return 9 if size <= 9 else 13 if size <= 15 else 19
+
+
+def _freeze(sizes):
+    return tuple(sorted((n, tuple(sorted((t, tuple(sorted(kv.items()))) for t, kv in tables.items())))
+                        for n, tables in sizes.items()))
+
+
+def _thaw(frozen):
+    return {n: {t: dict(kv) for t, kv in tables} for n, tables in frozen}
+
+
+def _build_tables(data, where=""):
     tables = {f.name: f for f in fields(Config)}
     out = {}
     for tname, tval in data.items():
         if tname in RENAMED_TABLES:
-            raise ConfigError(f"config table '[{tname}]' is now '[{RENAMED_TABLES[tname]}]'")
+            raise ConfigError(f"config table '[{where}{tname}]' is now '[{where}{RENAMED_TABLES[tname]}]'")
         for k in (tval if isinstance(tval, dict) else ()):
             if f"{tname}.{k}" in RENAMED:
-                raise ConfigError(f"config key '{tname}.{k}' is now '{RENAMED[f'{tname}.{k}']}'")
+                raise ConfigError(f"config key '{where}{tname}.{k}' is now '{where}{RENAMED[f'{tname}.{k}']}'")
         if tname not in tables:
-            raise ConfigError(f"unknown config table '[{tname}]' (known: {', '.join(tables)})")
+            raise ConfigError(f"unknown config table '[{where}{tname}]' (known: {', '.join(tables)}, size)")
         if not isinstance(tval, dict):
-            raise ConfigError(f"'{tname}' must be a table")
-        out[tname] = build_table(tables[tname].default_factory, tval, f"{tname}.")
+            raise ConfigError(f"'{where}{tname}' must be a table")
+        out[tname] = build_table(tables[tname].default_factory, tval, f"{where}{tname}.")
     cfg = Config(**out)
     _check_cross(cfg)
     return cfg
 
 
+def _attach(cfg, sizes, general=None, at=0):
+    object.__setattr__(cfg, "_sizes", sizes)
+    object.__setattr__(cfg, "_general", general)
+    object.__setattr__(cfg, "_at", at)
+    object.__setattr__(cfg, "_sized", {})
+    return cfg
+
+
+def build(data):
+    """Config from a nested dict ({table: {key: value}}, per-size tables
+    under ``size``); validates everything, each per-size table over the
+    rest included.  Without ``size`` the built-in per-size tables apply,
+    less the keys ``data`` sets for every size.  The Config holds the
+    values for every size; :func:`at_size` gives those of one size."""
+    data = dict(data)
+    sizes = data.pop(SIZE, None)
+    if sizes is None:
+        sizes = overlay({SIZE: copy.deepcopy(SIZE_DEFAULTS)}, {t: v for t, v in data.items()
+                                                              if isinstance(v, dict)})[SIZE]
+    elif not isinstance(sizes, dict):
+        raise ConfigError(f"'{SIZE}' must hold per-size tables: [{SIZE}.<n>.<table>]")
+    cfg = _build_tables(data)
+    general = to_dict(cfg)
+    general.pop(SIZE)
+    kept = {}
+    for n, tables in sizes.items():
+        if str(n) not in {str(x) for x in SHIPPED_SIZES}:
+            raise ConfigError(f"'[{SIZE}.{n}]': per-size tables are for {', '.join(map(str, SHIPPED_SIZES))} "
+                              f"(9 serves boards up to 9x9, 13 from 10x10 to 15x15, 19 from 16x16)")
+        if not isinstance(tables, dict) or not all(isinstance(v, dict) for v in tables.values()):
+            raise ConfigError(f"'{SIZE}.{n}' must hold tables: [{SIZE}.{n}.<table>] key = value")
+        for t, kv in tables.items():
+            for k in kv:
+                if f"{t}.{k}" in SIZE_FIXED:
+                    raise ConfigError(f"'{SIZE}.{n}.{t}.{k}': {SIZE_FIXED[f'{t}.{k}']}")
+        sized = _build_tables(overlay(copy.deepcopy(general), tables), where=f"{SIZE}.{n}.")
+        # the per-size values as the table's types read them (a --set's text, coerced)
+        kept[str(n)] = {t: {k: getattr(getattr(sized, t), k) for k in kv} for t, kv in tables.items() if kv}
+    return _attach(cfg, _freeze(kept))
+
+
+def at_size(cfg, size):
+    """The config for a ``size`` board: the values for every size with the
+    per-size table of :func:`shipped_size` over them (``gtp.boardsize``
+    stays the first game's size; :func:`sized_for` names this one).  It
+    keeps the per-size tables: ``at_size`` of it for another size gives
+    that size's values, and :func:`replace` keeps the size."""
+    general = getattr(cfg, "_general", None) or cfg
+    if not hasattr(general, "_sizes"):
+        _attach(general, _freeze(SIZE_DEFAULTS))
+    hit = general._sized.get(size)
+    if hit is None:
+        data = to_dict(general)
+        sizes = data.pop(SIZE)
+        data = overlay(data, sizes.get(str(shipped_size(size)), {}))
+        hit = _attach(_build_tables(data), general._sizes, general, size)
+        general._sized[size] = hit
+    return hit
+
+
+def sized_for(cfg):
+    """The board size whose values ``cfg`` holds (:func:`at_size`), or 0
+    for the values for every size."""
+    return getattr(cfg, "_at", 0)
+
+
+def per_size(cfg):
+    """The per-size tables a Config holds: {"<n>": {table: {key: value}}}."""
+    general = getattr(cfg, "_general", None) or cfg
+    return _thaw(getattr(general, "_sizes", _freeze(SIZE_DEFAULTS)))
+
+
 def to_dict(cfg):
-    return dataclasses.asdict(cfg)
+    """The config as a file would state it: the values for every size,
+    and the per-size tables under ``size`` (for a config of one size,
+    :func:`at_size`, those it was taken from)."""
+    general = getattr(cfg, "_general", None) or cfg
+    out = {f.name: dataclasses.asdict(getattr(general, f.name)) for f in fields(Config)}
+    out[SIZE] = per_size(general)
+    return out
 
 
 def load(path=None, overrides=()):
-    """Read a TOML file (or defaults if None) and apply overrides."""
-    data = read(path) if path else {}
+    """Read a TOML file (or defaults if None) and apply overrides, each laid
+    over the engine's per-size defaults and what came before it."""
+    data = {SIZE: copy.deepcopy(SIZE_DEFAULTS)}
+    if path:
+        overlay(data, read(path))
     return build(merge(data, overrides))
 
 
 CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
-SHIPPED_SIZES = (9, 13, 19)          # configs/<n>x<n>.toml: the measured engine of each size
-
-
-def shipped_size(size):
-    """The shipped size whose config serves ``size``: 9 up to 9x9, 13 for
-    10x10 to 15x15, 19 from 16x16 (the ranges of the per-size tree keys)."""
-    return 9 if size <= 9 else 13 if size <= 15 else 19
-
-
-def load_for_size(size, overrides=()):
-    """The shipped, measured engine for a board size: ``configs/<n>x<n>.toml``
-    of :func:`shipped_size`, then ``overrides``; the board size is ``size``."""
-    path = os.path.join(CONFIG_DIR, f"{shipped_size(size)}x{shipped_size(size)}.toml")
-    return load(path, list(overrides) + [f"gtp.boardsize={size}"])
+SHIPPED_CONFIG = os.path.join(CONFIG_DIR, "engine.toml")     # the engine users get, every size
 
 
 def replace(cfg, **changes):
-    """A copy of cfg with 'table.key' -> value changes, validated."""
+    """A copy of cfg with 'table.key' (or 'size.<n>.table.key') -> value
+    changes, validated; a key for every size replaces its per-size values
+    (tomlconf.overlay).  A config of one size (:func:`at_size`) stays of
+    that size."""
     data = to_dict(cfg)
     merge(data, [f"{k}={v}" for k, v in changes.items()])
-    return build(data)
+    new = build(data)
+    at = getattr(cfg, "_at", 0)
+    return at_size(new, at) if at else new
 
 
 # the banner over each table of configs/default.toml
@@ -531,6 +619,16 @@ def default_toml():
         width = max(len(a) for a, _ in rows) + 2
         lines += ["", f"# ---- {TABLE_NOTES[tf.name]}", f"[{tf.name}]"]
         lines += [f"{a:<{width}}# {b}" for a, b in rows]
+    lines += ["", "# ---- the engine's per-size values, over the ones above on boards of that size: [size.9.<table>]",
+              "# serves boards up to 9x9, [size.13.<table>] those up to 15x15, [size.19.<table>] the rest"]
+    for n, tables in sorted(SIZE_DEFAULTS.items(), key=lambda kv: int(kv[0])):
+        for t, kv in tables.items():
+            lines += [f"[{SIZE}.{n}.{t}]"]
+            width = max(len(f"{k} = {v!r}") for k, v in kv.items()) + 2
+            fs = {f.name: f for f in fields(getattr(cfg, t))}
+            lines += [f"{f'{k} = {_toml_value(fs[k], v)}':<{width}}# {t}.{k} on these boards "
+                      f"({SIZE_DEFAULT_DOCS[f'{t}.{k}']}) (default {_toml_value(fs[k], v)}; {_allowed(fs[k])})"
+                      for k, v in kv.items()]
     return "\n".join(lines) + "\n"
 
 

@@ -34,8 +34,11 @@ def load_evaluator(cfg, size):
     prior.evaluator = none -> None; uniform -> UniformEvaluator; expert ->
     ExpertEvaluator (prior knowledge, no net); net -> the
     torch net (nets.evaluator.Evaluator). Raises NoNet when the net is asked
-    for but no fitting weights exist.
+    for but no fitting weights exist.  The config's values for ``size``
+    (its per-size tables: engine.config.at_size) choose.
     """
+    from engine.config import at_size
+    cfg = at_size(cfg, size)
     kind = cfg.prior.evaluator
     if kind == "none":
         return None
@@ -98,10 +101,11 @@ def require_net(cfg, size):
     """Raise NoNet where ``net.required`` is set (for priors or the raw net)
     and no weights fit ``size``: the check a tool makes once, before its
     first game, so a setup error is one line, not a lost game each."""
+    from engine.config import at_size, replace
+    cfg = at_size(cfg, size)
     if not cfg.net.required or not (cfg.prior.evaluator == "net" or cfg.net.rawnet):
         return
-    import dataclasses
-    load_evaluator(dataclasses.replace(cfg, prior=dataclasses.replace(cfg.prior, evaluator="net")), size)
+    load_evaluator(replace(cfg, **{"prior.evaluator": "net"}), size)
 
 
 def fallback_evaluator():

@@ -135,12 +135,10 @@ class Player(PlayerOptions):
     ``evaluator_factory(size)`` replaces loading the net for a board size.
     """
 
-    def __init__(self, cfg=None, search_factory=None, evaluator_factory=None, size_configs=None):
-        self.cfg = cfg if cfg is not None else configmod.load()
-        # size -> Config: the shipped per-size engine (gtp_main.py without --config);
-        # None keeps one config for every size
-        self._size_configs = size_configs
-        self._session_sets = {}          # go-param keys of this session: kept across a size change
+    def __init__(self, cfg=None, search_factory=None, evaluator_factory=None):
+        cfg = cfg if cfg is not None else configmod.load()
+        # the values of the board's size (its per-size tables), taken anew at every boardsize
+        self.cfg = configmod.at_size(cfg, cfg.gtp.boardsize)
         self._search_factory = search_factory
         self._evaluator_factory = evaluator_factory
         self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
@@ -242,8 +240,7 @@ class Player(PlayerOptions):
                 ev = self._evaluator_factory(size)
             else:
                 from engine import factory
-                ev = factory.load_evaluator(dataclasses.replace(
-                    self.cfg, prior=dataclasses.replace(self.cfg.prior, evaluator="net")), size)
+                ev = factory.load_evaluator(configmod.replace(self.cfg, **{"prior.evaluator": "net"}), size)
         except Exception as e:
             log.warning("no net for %dx%d: %s", size, size, e)
             print(f"gomcts: no net for {size}x{size} ({e}); "
@@ -331,10 +328,10 @@ class Player(PlayerOptions):
     # ================================================================ the game
     def new_game(self, size=None, komi=None):
         """An empty board (``size``: default the current one; komi kept
-        unless given); clocks, tree and last move reset.  With per-size
-        configs a new size takes its size's config (this session's
-        go-param settings on top)."""
-        if size is not None and self._size_configs is not None and size != self.cfg.gtp.boardsize:
+        unless given); clocks, tree and last move reset.  A new size takes
+        the config's values for that size (its per-size tables; this
+        session's go-param settings are in the config already)."""
+        if size is not None and size != configmod.sized_for(self.cfg):
             self._switch_config(size)
         try:
             self.game.clear(size)
@@ -356,19 +353,21 @@ class Player(PlayerOptions):
             self.prepare()
 
     def _switch_config(self, size):
-        """Take the per-size config of ``size`` with this session's settings."""
-        new = self._size_configs(size)
-        if self._session_sets:
-            new = configmod.replace(new, **self._session_sets)
-        old, self.cfg = self.cfg, new
+        """Take the config's values for ``size`` (engine.config.at_size);
+        what they change is rebuilt: the clock's plan, the search, the net."""
+        old, new = self.cfg, configmod.at_size(self.cfg, size)
+        self.cfg = new
+        same = [getattr(old, t.name) == getattr(new, t.name) for t in dataclasses.fields(new) if t.name != "gtp"]
+        if all(same):
+            return
         self.tc.apply(new.time)
         self.ponder = new.player.ponder
         self._drop_tree()
         self._search = None              # rebuilt for the new config at its next use
         if old.net != new.net:
             self._evaluators.clear()
-        log.info("%dx%d: the shipped config for the size (%dx%d)", size, size,
-                 configmod.shipped_size(size), configmod.shipped_size(size))
+        log.info("%dx%d: the config's values for the size (its [size.%d] tables)", size, size,
+                 configmod.shipped_size(size))
 
     def _new_game(self):
         self._drop_tree()

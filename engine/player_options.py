@@ -40,14 +40,28 @@ class PlayerOptions:
         (engine.search.Search.retune); for the other keys it reads (every
         table but ``time`` and GTP's own) it is rebuilt at its next use, the
         net for net.* keys.  A key that cannot
-        change mid-game (FIXED_KEYS) is an OptionError that says why."""
-        self.option(key)
-        if key in self.FIXED_KEYS:
-            raise OptionError(f"{key} cannot change mid-game: {self.FIXED_KEYS[key]}")
+        change mid-game (FIXED_KEYS) is an OptionError that says why.
+        ``size.<n>.table.key`` sets one size's value (a per-size table):
+        live when the board is of that size, else from its next boardsize;
+        a key for every size replaces its per-size values."""
+        setting = key
+        if key.startswith(configmod.SIZE + "."):
+            parts = key.split(".")
+            if len(parts) != 4:
+                raise OptionError(f"a per-size key looks like {configmod.SIZE}.<n>.table.key, not '{key}'")
+            setting = ".".join(parts[2:])
+        self.option(setting)
+        if setting in self.FIXED_KEYS:
+            raise OptionError(f"{key} cannot change mid-game: {self.FIXED_KEYS[setting]}")
         try:
             new = configmod.replace(self.cfg, **{key: value})
         except configmod.ConfigError as e:
             raise OptionError(str(e)) from None
+        if setting != key and getattr(getattr(new, setting.split(".")[0]), parts[3]) == \
+                getattr(getattr(self.cfg, setting.split(".")[0]), parts[3]):
+            self.cfg = new               # another size's table (or the same value): nothing live changes
+            return
+        key = setting
         old = self.cfg
         why = tree_policies.foreign_key(key, old.search.tree)
         if why is not None and new != old:          # the same value again (a GUI's whole page) is harmless
@@ -66,7 +80,6 @@ class PlayerOptions:
             except configmod.ConfigError as e:
                 raise OptionError(str(e)) from None
         self.cfg = new
-        self._session_sets[key] = value
         table = key.split(".", 1)[0]
         if table == "time":
             self.tc.apply(new.time)

@@ -110,7 +110,7 @@ class Search:
         return self._seed
 
     def _new_tree(self, size):
-        c = self.cfg
+        c = self.cfg = config_mod.at_size(self.cfg, size)      # the config's values for this size
         why = config_mod.pool_refused(c, size)
         if why is not None:
             raise config_mod.ConfigError(why)
@@ -140,11 +140,10 @@ class Search:
     def _knobs(self, size):
         """The tree's constants that a change of setting may retune on a live
         tree (:meth:`retune`): the policy's own table and the shared ones."""
-        c = self.cfg
+        c = config_mod.at_size(self.cfg, size)
         return dict(K_prior=c.uct.K_prior, c_puct=c.uct.c_puct, tree_policy=c.uct.policy,
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
-                    net_equiv=config_mod.net_equiv_for(c.tree, size),
-                    net_grow=config_mod.net_grow_for(c.tree, size), fpu=c.tree.fpu, net_visits=c.tree.net_visits,
+                    net_equiv=c.tree.net_equiv, net_grow=c.tree.net_grow, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     cnn_strength=c.uct.cnn_strength, max_rollout_moves=c.search.max_rollout_moves,
                     **self.policy.knobs(c))
 
@@ -161,7 +160,7 @@ class Search:
             return False
         if (cfg.search.tree, cfg.search.rollout) != (self.cfg.search.tree, self.cfg.search.rollout):
             return False
-        self.cfg = cfg
+        self.cfg = cfg if self.root_board is None else config_mod.at_size(cfg, self.root_board.size)
         if self.tree is not None and self.root_board is not None:
             self.tree.configure(**self._knobs(self.root_board.size))
             self._per_move(self.root_board)
@@ -227,7 +226,8 @@ class Search:
         if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
             self.tree.configure(value_lambda=lam[value_phase(board)] if len(lam) == 3 else lam[0])
         if self.cfg.tree.net_fade > 0:
-            self.tree.configure(net_equiv=config_mod.net_equiv_at(self.cfg.tree, board.size, board.move_count))
+            self.tree.configure(net_equiv=config_mod.net_equiv_at(config_mod.at_size(self.cfg, board.size).tree,
+                                                                  board.size, board.move_count))
 
     def _root_set(self):
         """After a new root: forbid its positional-superko moves (the tree

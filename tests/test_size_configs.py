@@ -1,51 +1,112 @@
-"""gtp_main.py without --config serves the shipped, measured engine of each
-board size: configs/<n>x<n>.toml, taken anew at every boardsize, with the
-command line's --set and the session's go-param on top."""
+"""One mechanism for what depends on the board size: per-size tables
+([size.<n>.<table>], engine/config.py) taken anew at every boardsize.
+gtp_main.py without --config serves the shipped, measured engine
+(configs/engine.toml); configs/<n>x<n>.toml are that engine starting on a
+size, so a boardsize after any of them gives that size's engine, with the
+command line's --set and the session's go-param in it."""
+import dataclasses
 import os
 import subprocess
 
-from engine.config import load, load_for_size, shipped_size
+import pytest
+
+from engine import config as C
+from engine.config import SHIPPED_CONFIG, at_size, load, shipped_size
 from engine.gtp.server import GtpServer
 from tests.conftest import PY, ROOT
+
+SHIPPED = load(SHIPPED_CONFIG)
 
 
 def test_the_nearest_shipped_size_serves_other_sizes():
     assert [shipped_size(n) for n in (5, 9, 11, 12, 13, 15, 16, 19)] == [9, 9, 13, 13, 13, 13, 19, 19]
-    c9 = load_for_size(9)
-    assert c9 == load(f"{ROOT}/configs/9x9.toml")
-    assert load_for_size(7).gtp.boardsize == 7 and load_for_size(7).search.seconds == c9.search.seconds
+    for n in (9, 13, 19):
+        own = load(f"{ROOT}/configs/{n}x{n}.toml")
+        assert own.gtp.boardsize == n                               # where it starts
+        assert dataclasses.replace(at_size(own, n), gtp=at_size(SHIPPED, n).gtp) == at_size(SHIPPED, n)
+    c7 = at_size(SHIPPED, 7)
+    assert C.sized_for(c7) == 7 and c7.search.seconds == at_size(SHIPPED, 9).search.seconds
 
 
-def engine(*sets):
-    sets = list(sets) + ["prior.evaluator=expert"]
-    return GtpServer(load_for_size(load(None, sets).gtp.boardsize, sets),
-                     size_configs=lambda n: load_for_size(n, sets))
+def test_the_shipped_sizes_differ_where_they_were_measured_apart():
+    """The per-size tables carry the clock, resignation, pool, estimate
+    playouts and net of each size (the values the strength rows name)."""
+    s9, s13, s19 = (at_size(SHIPPED, n) for n in (9, 13, 19))
+    assert s9.search.seconds < s13.search.seconds < s19.search.seconds
+    assert s9.pool.pool_size < s13.pool.pool_size < s19.pool.pool_size
+    assert s9.net.weights.endswith("9x9-teacher5.pt") and s19.net.weights == ""
+    assert s9.gtp.komi == 7.0 and s19.gtp.komi == 7.5
+    assert s9.tree.net_equiv == 100.0 and s19.tree.net_equiv == C.SIZE_DEFAULTS["19"]["tree"]["net_equiv"]
 
 
-def test_boardsize_takes_the_size_s_config_and_keeps_the_session_s_settings():
-    eng = engine("player.book=false")
+def engine(config=SHIPPED_CONFIG, *sets):
+    return GtpServer(load(config, list(sets) + ["prior.evaluator=expert"]))
+
+
+@pytest.mark.parametrize("start", ["engine.toml", "9x9.toml"])
+def test_boardsize_takes_the_size_s_values_and_keeps_the_session_s_settings(start):
+    eng = engine(f"{ROOT}/configs/{start}", "player.book=false")
     p = eng.player
-    assert p.cfg == load_for_size(19, ["player.book=false", "prior.evaluator=expert"])
     eng.respond("boardsize 9")
-    assert p.cfg.search.seconds == load(f"{ROOT}/configs/9x9.toml").search.seconds
-    assert p.cfg.pool.pool_size == load(f"{ROOT}/configs/9x9.toml").pool.pool_size
+    assert p.cfg.search.seconds == at_size(SHIPPED, 9).search.seconds
+    assert p.cfg.pool.pool_size == at_size(SHIPPED, 9).pool.pool_size
     assert p.cfg.player.book is False                               # the command line's --set
     eng.respond("go-param search.resign_threshold 0.2")
     eng.respond("go-param time.middle_weight 3")
     eng.respond("boardsize 19")
-    c19 = load(f"{ROOT}/configs/19x19.toml")
+    c19 = at_size(SHIPPED, 19)
     assert p.cfg.search.seconds == c19.search.seconds and p.cfg.pool.pool_size == c19.pool.pool_size
+    assert p.cfg.tree.net_equiv == c19.tree.net_equiv and p.cfg.player.score_playouts == 200
     assert p.cfg.search.resign_threshold == 0.2                     # the session's go-param
     assert p.tc.middle_weight == 3.0
+    assert eng.respond("go-param search.seconds").split()[-1] == repr(c19.search.seconds)
     eng.respond("boardsize 13")
-    assert p.cfg.search.resign_min_visits == load(f"{ROOT}/configs/13x13.toml").search.resign_min_visits
+    assert p.cfg.search.resign_min_visits == at_size(SHIPPED, 13).search.resign_min_visits
 
 
-def test_a_config_file_keeps_one_config_for_every_size():
-    eng = GtpServer(load(f"{ROOT}/configs/9x9.toml", ["prior.evaluator=expert"]))
-    before = eng.player.cfg.search.seconds
+def test_a_key_for_every_size_replaces_the_per_size_values():
+    """--set search.seconds=0 (the experiments' fixed simulations) holds on
+    every size; a per-size --set after it sets one size's."""
+    eng = engine(f"{ROOT}/configs/9x9.toml", "search.seconds=0", "size.19.search.seconds=2")
+    p = eng.player
+    assert p.cfg.search.seconds == 0
+    eng.respond("boardsize 13")
+    assert p.cfg.search.seconds == 0
     eng.respond("boardsize 19")
-    assert eng.player.cfg.search.seconds == before
+    assert p.cfg.search.seconds == 2
+    eng.respond("go-param search.seconds 4")                        # a go-param for every size
+    eng.respond("boardsize 9")
+    assert p.cfg.search.seconds == 4
+
+
+def test_go_param_of_a_per_size_key():
+    """go-param size.<n>.table.key: live when the board is of that size,
+    from the next boardsize of that size otherwise; bad ones named."""
+    eng = engine(f"{ROOT}/configs/9x9.toml")
+    p = eng.player
+    assert eng.respond("go-param size.19.search.seconds 7").startswith("=")
+    assert p.cfg.search.seconds == at_size(SHIPPED, 9).search.seconds
+    assert eng.respond("go-param size.9.tree.rave_equiv 1234").startswith("=")
+    assert p.cfg.tree.rave_equiv == 1234
+    eng.respond("boardsize 19")
+    assert p.cfg.search.seconds == 7 and p.cfg.tree.rave_equiv == C.TreeConfig().rave_equiv
+    for bad, why in (("size.19.tree.nope 1", "unknown config key"), ("size.11.search.seconds 1", "per-size tables"),
+                     ("size.19.search.seconds -1", "below the minimum"), ("size.19.seconds 1", "size.<n>.table.key"),
+                     ("size.9.gtp.boardsize 9", "cannot")):
+        r = eng.respond("go-param " + bad)
+        assert r.startswith("?") and why in r, (bad, r)
+
+
+def test_bad_per_size_tables_are_named(tmp_path):
+    for text, why in (('[size.11.search]\nseconds = 1.0\n', "per-size tables are for 9, 13, 19"),
+                      ('[size.9.search]\nsecondz = 1.0\n', "unknown config key 'size.9.search.secondz'"),
+                      ('[size.9.nope]\nx = 1\n', "unknown config table '[size.9.nope]'"),
+                      ('[size.9]\nseconds = 1.0\n', "'size.9' must hold tables"),
+                      ('[size.19.search]\nthreads = 4\n[memory]\nenabled = true\n', "cannot run threaded"),
+                      ('[size.19.gtp]\nboardsize = 9\n', "cannot set it")):
+        (tmp_path / "c.toml").write_text(text)
+        with pytest.raises(C.ConfigError, match=why.replace("[", r"\[").replace("]", r"\]")):
+            load(str(tmp_path / "c.toml"))
 
 
 def test_gtp_main_without_a_config_serves_the_size_s_engine():
@@ -54,7 +115,7 @@ def test_gtp_main_without_a_config_serves_the_size_s_engine():
                        capture_output=True, text=True, cwd=ROOT, timeout=120)
     assert p.returncode == 0, p.stderr
     replies = [ln for ln in p.stdout.splitlines() if ln.startswith("=")]
-    s9, s19 = (load(f"{ROOT}/configs/{n}x{n}.toml").search.seconds for n in (9, 19))
+    s9, s19 = (at_size(SHIPPED, n).search.seconds for n in (9, 19))
     assert [r.split()[-1] for r in replies if len(r.split()) > 1] == [repr(s9), repr(s19)]
 
 
@@ -89,7 +150,7 @@ def test_the_shipped_net_path_works_from_any_folder(tmp_path, monkeypatch):
     starts the engine from another folder still gets that net."""
     from engine.factory import load_evaluator
     monkeypatch.chdir(tmp_path)
-    cfg = load_for_size(9, [])
+    cfg = at_size(load(f"{ROOT}/configs/9x9.toml"), 9)
     assert not os.path.isabs(cfg.net.weights)
     ev = load_evaluator(cfg, 9)
     assert getattr(ev, "has_aux", False)               # the teacher net, with its heads

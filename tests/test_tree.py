@@ -119,23 +119,25 @@ def test_rave_first_play_amaf():
 
 
 def test_net_equiv_by_board_size():
-    """The net prior's weight has three anchors (9x9 and smaller, 13x13,
-    19x19) and is linear in the board's points between them."""
-    t = config.load(None, ["tree.net_equiv=30", "tree.net_equiv_13=100", "tree.net_equiv_19=400"]).tree
-    assert config.net_equiv_for(t, 5) == config.net_equiv_for(t, 9) == 30
-    assert config.net_equiv_for(t, 13) == 100 and config.net_equiv_for(t, 19) == 400
-    assert config.net_equiv_for(t, 11) == pytest.approx(30 + 70 * (121 - 81) / (169 - 81))
-    assert config.net_equiv_for(t, 17) == pytest.approx(100 + 300 * (289 - 169) / (361 - 169))
+    """The net prior's weight by board size comes from the per-size tables:
+    9x9 and smaller take the value for every size unless [size.9] says
+    otherwise, up to 15x15 the table of 13, above it the table of 19."""
+    c = config.load(None, ["tree.net_equiv=30", "size.13.tree.net_equiv=100", "size.19.tree.net_equiv=400"])
+    assert [config.at_size(c, n).tree.net_equiv for n in (5, 9, 11, 13, 15, 16, 19)] == \
+        [30, 30, 100, 100, 100, 400, 400]
+    assert config.at_size(config.load(), 19).tree.net_equiv == config.SIZE_DEFAULTS["19"]["tree"]["net_equiv"]
+    with pytest.raises(config.ConfigError, match="'tree.net_equiv_19' is now 'size.19.tree.net_equiv'"):
+        config.load(None, ["tree.net_equiv_19=3"])
 
 
 @pytest.mark.parametrize("size", [9, 13])
 def test_the_search_gives_the_net_the_weight_of_its_board_size(size):
-    """A 13x13 search adds net_equiv_13 * sqrt(p) prior wins to the net's
-    favoured move, a 9x9 one net_equiv * sqrt(p), from the same config."""
+    """A 13x13 search adds its table's net_equiv * sqrt(p) prior wins to the
+    net's favoured move, a 9x9 one net_equiv * sqrt(p), from the same config."""
     fav = pt("G3", size)
     ev = ScriptedEvaluator({fav: 1e6})
     s = Search(cfg("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1",
-                   "tree.net_equiv=10", "tree.net_equiv_13=200", "tree.net_equiv_19=1000"), evaluator=ev)
+                   "tree.net_equiv=10", "size.13.tree.net_equiv=200", "size.19.tree.net_equiv=1000"), evaluator=ev)
     s.set_position(Board(size), 7.0)
     s.run()
     t = s.tree
@@ -150,13 +152,14 @@ def test_net_fade_by_move_number():
     """tree.net_fade takes its share off the net's weight linearly, reaching
     it at move net_fade_end * board points and staying there; off, the
     weight is the board size's at every move."""
-    t = config.load(None, ["tree.net_equiv_13=200", "tree.net_fade=0.75", "tree.net_fade_end=0.5"]).tree
+    t = config.at_size(config.load(None, ["size.13.tree.net_equiv=200", "tree.net_fade=0.75",
+                                          "tree.net_fade_end=0.5"]), 13).tree
     end = 0.5 * 169
     assert config.net_equiv_at(t, 13, 0) == 200
     assert config.net_equiv_at(t, 13, end / 2) == pytest.approx(200 * (1 - 0.75 / 2))
     assert config.net_equiv_at(t, 13, end) == pytest.approx(50)
     assert config.net_equiv_at(t, 13, 300) == pytest.approx(50)
-    off = config.load(None, ["tree.net_equiv_13=200"]).tree
+    off = config.at_size(config.load(None, ["size.13.tree.net_equiv=200"]), 13).tree
     assert off.net_fade == 0 and config.net_equiv_at(off, 13, 150) == 200
     with pytest.raises(config.ConfigError, match="tree.net_fade"):
         config.load(None, ["tree.net_fade=1.5"])
@@ -194,11 +197,12 @@ def test_the_search_fades_the_net_with_the_game():
 
 def test_net_grow_by_board_size():
     """tree.net_grow is a threshold in visits: each size class takes its own
-    key (9x9 and smaller, up to 15x15, above), nothing interpolates."""
-    t = config.load(None, ["tree.net_grow=0", "tree.net_grow_13=500", "tree.net_grow_19=2000"]).tree
-    assert config.net_grow_for(t, 7) == config.net_grow_for(t, 9) == 0
-    assert config.net_grow_for(t, 11) == config.net_grow_for(t, 13) == 500
-    assert config.net_grow_for(t, 17) == config.net_grow_for(t, 19) == 2000
+    table's (9x9 and smaller, up to 15x15, above); a value for every size
+    set after the tables replaces theirs."""
+    c = config.load(None, ["tree.net_grow=0", "size.13.tree.net_grow=500", "size.19.tree.net_grow=2000"])
+    assert [config.at_size(c, n).tree.net_grow for n in (7, 9, 11, 13, 17, 19)] == [0, 0, 500, 500, 2000, 2000]
+    later = config.load(None, ["size.13.tree.net_grow=500", "tree.net_grow=40"])
+    assert [config.at_size(later, n).tree.net_grow for n in (9, 13, 19)] == [40, 40, 40]
 
 
 def test_the_net_prior_grows_with_the_parents_visits():

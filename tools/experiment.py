@@ -157,14 +157,13 @@ def make_engine(sets, size, side=0):
     evaluator, so its own cache of net outputs (a cache shared by both
     would hand one side the forward passes the other paid for: at equal
     time, free simulations)."""
-    import dataclasses
     from engine import factory
     from engine.player import Player
     cfg = config_mod.load(None, sets)
-    net_cfg = dataclasses.replace(cfg, prior=dataclasses.replace(cfg.prior, evaluator="net"))
+    net_cfg = config_mod.replace(cfg, **{"prior.evaluator": "net"})
 
     def net_for_size(sz):
-        key = (sz, cfg.net, side)       # every [net] key (device, cache size...) counts
+        key = (sz, config_mod.at_size(cfg, sz).net, side)       # every [net] key (device, cache size...) counts
         if key not in _EVAL_CACHE:
             _EVAL_CACHE[key] = factory.load_evaluator(net_cfg, sz)
         return _EVAL_CACHE[key]

@@ -631,12 +631,12 @@ def main(argv=None):
     if (args.workers or 1) > 1 and not any(s.startswith("search.threads=") for s in sets):
         sets.append("search.threads=1")      # games side by side: a core each, not every core each
     if args.config or args.set or not args.engine:
-        from engine.config import ConfigError, load, to_dict
+        from engine.config import ConfigError, at_size, load, to_dict
         try:
             cfg = load(args.config, sets)    # fail here, not in every game
         except ConfigError as e:
             ap.error(str(e))
-        score_playouts = cfg.player.score_playouts
+        score_playouts = at_size(cfg, args.size).player.score_playouts
         from engine.factory import NoNet, require_net
         try:
             require_net(cfg, args.size)

@@ -262,7 +262,7 @@ def main(argv=None):
         ap.error(str(e))
     if not 2 <= args.size <= 19:
         ap.error("--size must be 2..19")
-    komi = args.komi if args.komi is not None else cfg.gtp.komi
+    komi = args.komi if args.komi is not None else configmod.at_size(cfg, args.size).gtp.komi
     from engine.factory import NoNet, require_net
     try:
         require_net(cfg, args.size)

@@ -165,15 +165,19 @@ def _config_sets(path):
         return []
     from engine.config import load, to_dict
     out = []
-    for table, vals in to_dict(load(path)).items():
-        for key, v in vals.items():
-            if isinstance(v, bool):
-                v = str(v).lower()
-            elif isinstance(v, str):
-                v = json.dumps(v)
-            elif isinstance(v, (list, tuple)):
-                v = json.dumps(list(v))
-            out.append(f"{table}.{key}={v}")
+    data = to_dict(load(path))
+    per_size = data.pop("size")
+    rows = [(f"{t}.{k}", v) for t, vals in data.items() for k, v in vals.items()]
+    rows += [(f"size.{n}.{t}.{k}", v) for n, tables in per_size.items() for t, vals in tables.items()
+             for k, v in vals.items()]         # after the keys for every size, which would replace them
+    for key, v in rows:
+        if isinstance(v, bool):
+            v = str(v).lower()
+        elif isinstance(v, str):
+            v = json.dumps(v)
+        elif isinstance(v, (list, tuple)):
+            v = json.dumps(list(v))
+        out.append(f"{key}={v}")
     return out
 
 

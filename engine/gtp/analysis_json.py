@@ -106,9 +106,9 @@ def _color(text, field):
 class AnalysisServer:
     """The JSON analysis engine over one Player (``cfg``: the engine's config)."""
 
-    def __init__(self, cfg=None, out=None, size_configs=None, player=None):
+    def __init__(self, cfg=None, out=None, player=None):
         # the engine it serves: a Player handed in, or one built from cfg
-        self.player = player if player is not None else Player(cfg, size_configs=size_configs)
+        self.player = player if player is not None else Player(cfg)
         self.out = out if out is not None else sys.stdout
         self._lock = threading.Lock()          # one writer
         self._cv = threading.Condition()

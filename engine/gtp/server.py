@@ -72,10 +72,10 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
     ``evaluator_factory`` go to the Player."""
 
     def __init__(self, cfg=None, out=None, search_factory=None, evaluator_factory=None, err=None,
-                 size_configs=None, player=None):
+                 player=None):
         # the engine it serves: a Player handed in (a test, an embedder), or one built from cfg
         self.player = player if player is not None else Player(
-            cfg, search_factory=search_factory, evaluator_factory=evaluator_factory, size_configs=size_configs)
+            cfg, search_factory=search_factory, evaluator_factory=evaluator_factory)
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self._out_lock = threading.Lock()
