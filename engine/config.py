@@ -328,19 +328,6 @@ def threads_refused(cfg):
     return None
 
 
-def net_equiv_at(tree, size, move_number):
-    """The net prior's weight at move ``move_number`` of a ``size`` game,
-    from the tree table of that size (:func:`at_size`): ``tree.net_equiv``,
-    less by the share ``tree.net_fade`` at move ``tree.net_fade_end * size *
-    size``, linearly in between (its growth with the parent's visits,
-    ``tree.net_grow``, is the tree's: engine/tree_rave.pyx)."""
-    base = tree.net_equiv
-    if tree.net_fade <= 0:
-        return base
-    done = min(1.0, max(0, move_number) / (tree.net_fade_end * size * size))
-    return base * (1.0 - tree.net_fade * done)
-
-
 def pool_refused(cfg, size):
     """Why the node pool cannot search a ``size`` board (the rave tree
     gives a leaf all its children at once: the root and one expansion must

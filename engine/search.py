@@ -143,7 +143,7 @@ class Search:
         c = config_mod.at_size(self.cfg, size)
         return dict(K_prior=c.uct.K_prior, c_puct=c.uct.c_puct, tree_policy=c.uct.policy,
                     expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
-                    net_equiv=c.tree.net_equiv, net_grow=c.tree.net_grow, fpu=c.tree.fpu, net_visits=c.tree.net_visits,
+                    fpu=c.tree.fpu, net_visits=c.tree.net_visits,
                     cnn_strength=c.uct.cnn_strength, max_rollout_moves=c.search.max_rollout_moves,
                     **self.policy.knobs(c))
 
@@ -219,15 +219,16 @@ class Search:
         return reused
 
     def _per_move(self, board):
-        """The net prior's weight for this move (``tree.net_fade``): the
-        children expanded from now on get it; and the value's weight in the
+        """The policy's knobs for this move (the rave tree's net prior
+        weight, ``tree.net_fade``): the children expanded from now on get
+        them; and the value's weight in the
         simulations' results for the root's phase (``tree.value_lambda``)."""
         lam = self.cfg.tree.value_lambda
         if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
             self.tree.configure(value_lambda=lam[value_phase(board)] if len(lam) == 3 else lam[0])
-        if self.cfg.tree.net_fade > 0:
-            self.tree.configure(net_equiv=config_mod.net_equiv_at(config_mod.at_size(self.cfg, board.size).tree,
-                                                                  board.size, board.move_count))
+        knobs = self.policy.per_move(config_mod.at_size(self.cfg, board.size), board.size, board.move_count)
+        if knobs:
+            self.tree.configure(**knobs)
 
     def _root_set(self):
         """After a new root: forbid its positional-superko moves (the tree

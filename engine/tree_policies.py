@@ -16,7 +16,11 @@ A policy declares
   naming the active one;
 
 and does
-- ``knobs(cfg)``: its entries for ``Tree.configure``, from its own table;
+- ``knobs(cfg)``: its entries for ``Tree.configure``, from its own table
+  (the config of the board's size: engine.config.at_size), the rave
+  tree's net prior weight among them;
+- ``per_move(cfg, size, move_number)``: those that change with the game
+  (the rave tree's net weight fades, :func:`net_weight`);
 - ``new_root(search)``: what a new root needs (the uct tree's net rows are
   per search);
 - ``start(search)``: the start of a search (the rave tree expands the root
@@ -73,6 +77,11 @@ class TreePolicy:
     def knobs(self, cfg):
         raise NotImplementedError
 
+    def per_move(self, cfg, size, move_number):
+        """Its knobs that change with the game (the config of the board's
+        size, at move ``move_number``): entries for ``Tree.configure``."""
+        return {}
+
     def new_root(self, search):
         pass
 
@@ -87,6 +96,22 @@ class TreePolicy:
         return best
 
 
+def net_weight(tree, size, move_number):
+    """The rave tree's net prior weight at move ``move_number`` of a
+    ``size`` game, from the ``[tree]`` table of that size (its per-size
+    tables give the weight by size: engine.config.at_size):
+    ``tree.net_equiv``, less by the share ``tree.net_fade`` at move
+    ``tree.net_fade_end * size * size``, linearly in between.  The rest of
+    the rule is the kernel's: net_equiv * sqrt(p) prior wins on each child
+    (engine/walk.pyx add_net_priors), growing as sqrt(N_parent / net_grow)
+    past ``tree.net_grow`` parent visits (engine/tree_rave.pyx)."""
+    base = tree.net_equiv
+    if tree.net_fade <= 0:
+        return base
+    done = min(1.0, max(0, move_number) / (tree.net_fade_end * size * size))
+    return base * (1.0 - tree.net_fade * done)
+
+
 class RavePolicy(TreePolicy):
     """The default tree (Fuego/Pachi style): a node gets all its children at
     once with a few visits of prior knowledge, ranked by RAVE, with the
@@ -95,7 +120,13 @@ class RavePolicy(TreePolicy):
 
     def knobs(self, cfg):
         t = cfg.tree
-        return dict(K=t.K, rave=t.rave, rave_equiv=t.rave_equiv, vloss=t.virtual_loss)
+        return dict(K=t.K, rave=t.rave, rave_equiv=t.rave_equiv, vloss=t.virtual_loss,
+                    net_equiv=t.net_equiv, net_grow=t.net_grow)
+
+    def per_move(self, cfg, size, move_number):
+        if cfg.tree.net_fade <= 0:
+            return {}
+        return {"net_equiv": net_weight(cfg.tree, size, move_number)}
 
     def start(self, search):
         tree, net, cfg = search.tree, search._net, search.cfg

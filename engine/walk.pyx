@@ -251,19 +251,15 @@ cdef class Tree(NodePool):
                 done += 1
         return done
 
-    def threads_refused(self):
-        """Why this tree cannot run threaded (a sentence naming the mode
-        and the setting to change), or None."""
-        if self.pol.descend_mt == NULL:
-            return (f"search.tree = {self.tree_name} cannot run threaded: set search.threads = 1 "
-                    f"or search.tree = rave")
-        if self.descent_cb != NULL:
-            return ("BHRF rollouts (search.rollout = bhrf) learn from every simulation in one forest and "
-                    "cannot run threaded: set search.threads = 1 or another search.rollout")
-        if self.use_memory:
-            return ("the M-MCTS memory (memory.enabled) cannot run threaded: set search.threads = 1 "
-                    "or memory.enabled = false")
-        return None
+    def _threads_guard(self):
+        """The kernel's own precondition for threads (which modes run
+        threaded is engine.config.threads_refused's rule, read before a
+        search is built): a RuntimeError where this tree was configured
+        with something its threads cannot run."""
+        if self.pol.descend_mt == NULL or self.descent_cb != NULL or self.use_memory:
+            raise RuntimeError(f"internal: this tree ({self.tree_name}, descent callback "
+                               f"{self.descent_cb != NULL}, memory {bool(self.use_memory)}) has no threaded "
+                               f"descent; engine.config.threads_refused should have kept it to one thread")
 
     def simulate_threads(self, int n, int threads):
         """Run n simulations on ``threads`` threads sharing this tree and
@@ -286,9 +282,7 @@ cdef class Tree(NodePool):
         queue the caller empties with take_net_requests while they run, so
         the net never stalls them.  Returns at once."""
         cdef int i
-        why = self.threads_refused()
-        if why is not None:
-            raise ValueError(why)
+        self._threads_guard()
         if not 1 <= threads <= MAX_THREADS:
             raise ValueError(f"search.threads must be in 1..{MAX_THREADS}, got {threads}")
         if self.mt:

@@ -80,7 +80,7 @@ def test_modes_that_cannot_run_threaded_are_named():
     t = Tree(9, 1000, "recycle", seed=1)
     t.configure(tree="uct")
     t.set_root(Board(9))
-    with pytest.raises(ValueError, match="search.tree = uct"):
+    with pytest.raises(RuntimeError, match=r"this tree \(uct.*engine.config.threads_refused"):    # the kernel's own guard
         t.simulate_threads(10, 2)
 
 

@@ -5,7 +5,7 @@ import pytest
 
 from board_ext.board import BLACK, WHITE, Board
 from board_ext.priors import tree_priors
-from engine import config
+from engine import config, tree_policies
 from engine.evaluator import ScriptedEvaluator
 from engine.walk import Tree
 from engine.search import RESIGN, Search
@@ -155,12 +155,12 @@ def test_net_fade_by_move_number():
     t = config.at_size(config.load(None, ["size.13.tree.net_equiv=200", "tree.net_fade=0.75",
                                           "tree.net_fade_end=0.5"]), 13).tree
     end = 0.5 * 169
-    assert config.net_equiv_at(t, 13, 0) == 200
-    assert config.net_equiv_at(t, 13, end / 2) == pytest.approx(200 * (1 - 0.75 / 2))
-    assert config.net_equiv_at(t, 13, end) == pytest.approx(50)
-    assert config.net_equiv_at(t, 13, 300) == pytest.approx(50)
+    assert tree_policies.net_weight(t, 13, 0) == 200
+    assert tree_policies.net_weight(t, 13, end / 2) == pytest.approx(200 * (1 - 0.75 / 2))
+    assert tree_policies.net_weight(t, 13, end) == pytest.approx(50)
+    assert tree_policies.net_weight(t, 13, 300) == pytest.approx(50)
     off = config.at_size(config.load(None, ["size.13.tree.net_equiv=200"]), 13).tree
-    assert off.net_fade == 0 and config.net_equiv_at(off, 13, 150) == 200
+    assert off.net_fade == 0 and tree_policies.net_weight(off, 13, 150) == 200
     with pytest.raises(config.ConfigError, match="tree.net_fade"):
         config.load(None, ["tree.net_fade=1.5"])
 
@@ -172,7 +172,7 @@ FILL_W = [c + "5" for c in COLS] + [c + "4" for c in COLS] + ["A3", "B3"]
 def test_the_search_fades_the_net_with_the_game():
     """Later in the game the root's children get the faded weight: the net's
     favoured move gains fewer prior wins at move 40 than at the start, by
-    the factor net_equiv_at gives, which the tree holds from set_position
+    the factor tree_policies.net_weight gives, which the tree holds from set_position
     on."""
     size = 9
     fav = pt("G3", size)
@@ -186,7 +186,7 @@ def test_the_search_fades_the_net_with_the_game():
             b.play(pt(FILL_W[i], size))
         s = Search(cfg(*opts), evaluator=ScriptedEvaluator({fav: 1e6}))
         s.set_position(b, 7.0)
-        assert s.tree.net_weight == pytest.approx(config.net_equiv_at(s.cfg.tree, size, moves))
+        assert s.tree.net_weight == pytest.approx(tree_policies.net_weight(s.cfg.tree, size, moves))
         s.run()
         t = s.tree
         pri = t.child_priors()
