@@ -49,15 +49,20 @@ def test_publish_lists_files_and_a_changed_record_stops_it(tmp_path, capsys):
 
 
 def test_derived_caches_are_not_records(tmp_path):
-    """The plane cache (``_planes``, ignored by git) is rebuilt from the
-    shards on any machine: neither listed by --add nor required by --check."""
+    """The plane cache (``_planes``) is rebuilt from the shards on any
+    machine and a match's engine logs stay on it (both ignored by git):
+    neither listed by --add nor required by --check."""
     records = tmp_path / "records"
     shard = records / "datasets" / "d" / "a.npz"
     cache = records / "datasets" / "d" / "_planes" / "p30" / "a.npz"
-    cache.parent.mkdir(parents=True)
+    log = records / "datasets" / "d" / "logs" / "game-0001-b.log"
+    for p in (cache, log):
+        p.parent.mkdir(parents=True)
     shard.write_bytes(b"shard")
     cache.write_bytes(b"planes")
+    log.write_text("stderr")
     assert publish.main(["--add", str(records / "datasets"), "--records", str(records)]) == 0
     assert list(publish.load_manifest(str(records))) == ["records/datasets/d/a.npz"]
     cache.unlink()
+    log.unlink()
     assert publish.check(str(records)) == []

@@ -41,10 +41,11 @@ class RecordsError(Exception):
 
 def _walk(top):
     """Record files under ``top``: folders named ``_*`` or ``.*`` hold
-    caches derived from the records (the plane cache ``_planes``, which
-    git ignores) and are not records themselves."""
+    caches derived from the records (the plane cache ``_planes``) and
+    ``logs`` the engines' logs of a match; git ignores both and neither is
+    a record."""
     for d, dirs, files in os.walk(top):
-        dirs[:] = sorted(x for x in dirs if not x.startswith(("_", ".")))
+        dirs[:] = sorted(x for x in dirs if not x.startswith(("_", ".")) and x != "logs")
         for fn in sorted(files):
             if fn != MANIFEST and not fn.startswith("."):
                 yield os.path.join(d, fn)
