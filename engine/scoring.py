@@ -1,6 +1,8 @@
 """Scoring: area scoring with dead stones removed, territory scoring
 (Japanese rules), and the dead-stone estimate from playout ownership.  Used by GTP (final_score,
 final_status_list), the search's pass rule, self-play and matches."""
+import re
+
 from board_ext.board import BLACK
 
 
@@ -28,6 +30,21 @@ def fmt_score(score):
     if abs(score) < 1e-9:
         return "0"
     return f"{'B' if score > 0 else 'W'}+{abs(score):g}"
+
+
+def result_value(text):
+    """A game result ("B+3.5", "W+R", "0", SGF RE or GTP final_score, as
+    :func:`fmt_score` writes it) ->
+    black minus white (a win by resignation, time or forfeit counts one
+    point), or None when it does not read."""
+    t = (text or "").strip().upper()
+    if t in ("0", "JIGO", "DRAW"):
+        return 0.0
+    m = re.fullmatch(r"([BW])\+(R|RESIGN|T|TIME|F|FORFEIT|\d+(?:\.\d*)?)", t)
+    if not m:
+        return None
+    v = 1.0 if not m.group(2)[0].isdigit() else float(m.group(2))
+    return v if m.group(1) == "B" else -v
 
 
 def empty_regions(size, grid, points=False):

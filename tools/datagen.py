@@ -22,12 +22,12 @@ the seed ``L * 1_000_003 + g`` so reruns regenerate identical games.
 import argparse
 import os
 import random
-import re
 import sys
 
 import numpy as np
 
 from engine import coords
+from engine.scoring import result_value
 from nets.shards import make_shard, save_shard
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.gtp_client import GtpClient, gnugo_command
@@ -39,20 +39,6 @@ def parse_score(text):
     if v is None or text.strip().upper()[2:3] in ("R", "T", "F"):
         raise ValueError(f"unreadable final_score {text!r}")
     return v
-
-
-def result_value(text):
-    """A game result ("B+3.5", "W+R", "0", SGF RE or GTP final_score) ->
-    black minus white (a win by resignation, time or forfeit counts one
-    point), or None when it does not read."""
-    t = (text or "").strip().upper()
-    if t in ("0", "JIGO", "DRAW"):
-        return 0.0
-    m = re.fullmatch(r"([BW])\+(R|RESIGN|T|TIME|F|FORFEIT|\d+(?:\.\d*)?)", t)
-    if not m:
-        return None
-    v = 1.0 if not m.group(2)[0].isdigit() else float(m.group(2))
-    return v if m.group(1) == "B" else -v
 
 
 def play_one_game(gtp, size, komi, seed, max_random):

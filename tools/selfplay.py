@@ -41,9 +41,9 @@ import sys
 import time
 
 from engine import config as configmod
+from engine.scoring import result_value
 from atomicio import atomic_write
 from nets.shards import make_shard, save_shard
-from tools.datagen import result_value
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 from tools.rundir import SettingsMismatch, claim
 
