@@ -379,7 +379,7 @@ def _check_cross(cfg):
 # tables go over them, and a key set for every size (in a file laid over
 # them, a --set, a go-param) replaces every per-size value said before it
 # (tomlconf.overlay).
-SHIPPED_SIZES = (9, 13, 19)          # configs/<n>x<n>.toml: the measured engine of each size
+SHIPPED_SIZES = (9, 13, 19)          # the per-size tables: one a class of board sizes (shipped_size)
 SIZE_DEFAULTS = {
     "13": {"tree": {"net_equiv": 150.0, "net_grow": 2000.0}},
     "19": {"tree": {"net_equiv": 150.0, "net_grow": 2000.0}},
