@@ -445,8 +445,7 @@ def build(data):
     elif not isinstance(sizes, dict):
         raise ConfigError(f"'{SIZE}' must hold per-size tables: [{SIZE}.<n>.<table>]")
     cfg = _build_tables(data)
-    general = to_dict(cfg)
-    general.pop(SIZE)
+    general = _values(cfg)
     kept = {}
     for n, tables in sizes.items():
         if str(n) not in {str(x) for x in SHIPPED_SIZES}:
@@ -475,9 +474,7 @@ def at_size(cfg, size):
         _attach(general, _freeze(SIZE_DEFAULTS))
     hit = general._sized.get(size)
     if hit is None:
-        data = to_dict(general)
-        sizes = data.pop(SIZE)
-        data = overlay(data, sizes.get(str(shipped_size(size)), {}))
+        data = overlay(_values(general), _thaw(general._sizes).get(str(shipped_size(size)), {}))
         hit = _attach(_build_tables(data), general._sizes, general, size)
         general._sized[size] = hit
     return hit
@@ -500,9 +497,14 @@ def to_dict(cfg):
     and the per-size tables under ``size`` (for a config of one size,
     :func:`at_size`, those it was taken from)."""
     general = getattr(cfg, "_general", None) or cfg
-    out = {f.name: dataclasses.asdict(getattr(general, f.name)) for f in fields(Config)}
+    out = _values(general)
     out[SIZE] = per_size(general)
     return out
+
+
+def _values(cfg):
+    """{table: {key: value}} of the values ``cfg`` holds, no per-size tables."""
+    return {f.name: dataclasses.asdict(getattr(cfg, f.name)) for f in fields(Config)}
 
 
 def load(path=None, overrides=()):
