@@ -72,6 +72,43 @@ def test_training_with_aux_heads_writes_weights_the_evaluator_reads(label_dir, t
     assert abs(s[0] - 1.0) < 3 and abs(s2[0] + 1.0) < 3
 
 
+def test_train_only_learns_new_heads_on_a_trunk_that_stays_as_loaded(label_dir, tmp_path):
+    """configs/nets/19x19-heads.toml's recipe: a net without the heads,
+    the score and ownership heads trained on top; every tensor the first
+    net had comes out bit for bit (the engine plays the same moves), the
+    new heads move, and a prefix that names nothing is refused."""
+    from nets.train import load_config, train
+    from tomlconf import ConfigError
+    common = [f"weights_dir='{tmp_path / 'w'}'", "epochs=2", "batch_size=8", "val_fraction=0.3",
+              "widths=[8,8,8,8,8,8,8]", "kernels=[3,3,3,3,3,3,3]", "warmup_steps=1", "precision='fp32'",
+              "lr=0.01", "policy_head='conv'"]
+    base = load_config(None, common + [f"data_dirs=['{label_dir}']", "name='plain'",
+                                       f"checkpoint_dir='{tmp_path / 'ck0'}'"])
+    train(base, log=lambda m: None)
+    plain = str(tmp_path / "w" / "plain.pt")
+    sets = common + ["data_dirs=[]", f"teacher_dirs=['{label_dir}']", "aux_heads=true", "name='heads'",
+                     f"init_from='{plain}'", f"checkpoint_dir='{tmp_path / 'ck1'}'", "visits_weight=0"]
+    prov = train(load_config(None, sets + ["train_only=['score_', 'own_']"]), log=lambda m: None)
+    assert prov["heads"] == ["policy", "value", "score", "ownership"]
+    a = Evaluator.load(plain).model.state_dict()
+    b = Evaluator.load(str(tmp_path / "w" / "heads.pt")).model.state_dict()
+    assert set(b) - set(a) == {"score_fc.weight", "score_fc.bias", "own_conv.weight", "own_conv.bias"}
+    for k, v in a.items():
+        assert torch.equal(v, b[k]), k
+    fresh = PolicyNet(ModelConfig(board_size=N, in_planes=30, widths=(8,) * 7, kernels=(3,) * 7,
+                                  policy_head="conv", value_head=True, aux_heads=True)).state_dict()
+    assert any(not torch.allclose(b[k].float(), fresh[k]) for k in ("score_fc.weight", "own_conv.weight"))
+    b1 = Board(N)
+    b1.play(40)
+    pa, pb = Evaluator.load(plain), Evaluator.load(str(tmp_path / "w" / "heads.pt"))
+    pr_a, _, va = pa.evaluate_all([b1])
+    pr_b, _, vb = pb.evaluate_all([b1])
+    assert np.array_equal(pr_a, pr_b) and np.array_equal(va, vb)
+    with pytest.raises(ConfigError, match="train_only.*'scor_'"):
+        train(load_config(None, sets + ["train_only=['scor_']", "name='bad'",
+                                        f"checkpoint_dir='{tmp_path / 'ck2'}'"]), log=lambda m: None)
+
+
 def test_aux_heads_need_the_value_head_and_metadata_must_agree(tmp_path):
     with pytest.raises(ValueError, match="aux_heads"):
         ModelConfig.tiny(N, aux_heads=True)
