@@ -4,7 +4,7 @@ points the order-0 move loses (KaTrain's grading: the root's lead minus the
 move's, for the side to move).
 
     python bench/lead_stability.py [--size 9] [--visits 500] [--positions 20] [--repeats 5] \\
-        [--weights nets/weights/9x9-teacher.pt]
+        [--weights nets/weights/9x9-teacher.pt] [--teacher records/datasets/teacher/19x19-test]
 
 The positions are every tenth position of the held-out GNU Go games of
 ``records/datasets/<n>x<n>-test`` (from move 10 on), each asked through the JSON
@@ -14,7 +14,10 @@ engines that differ only in their seed (one engine answers the same query
 the same way: its search is seeded).  Two runs in one process: the
 score from the net's heads (``player.score_source = net``) and the reference,
 from playouts (``playouts``).  Prints the mean standard deviation of each,
-their ratio, and last ``lead_stdev: X points`` for the net.
+their ratio, and last ``lead_stdev: X points`` for the net.  With
+``--teacher`` (label shards of ``tools.label`` over the same held-out games),
+also how far each source's mean root lead lies from the teacher's lead
+(mean absolute error in points, Black's view, komi included).
 """
 import argparse
 import io
@@ -47,9 +50,22 @@ def positions(size, count):
     return out
 
 
-def run(size, visits, games, repeats, sets):
+def teacher_leads(folder):
+    """{moves played, as a tuple: the teacher's lead for Black} over the
+    label shards in ``folder``."""
+    out = {}
+    for f in list_shards(folder):
+        sh = load_shard(f)
+        off = sh["offsets"]
+        for g, t, lead in zip(sh["pos_game"], sh["pos_turn"], sh["t_lead"]):
+            mv = [int(m) for m in sh["moves"][off[g]:off[g + 1]]]
+            out[tuple(mv[:int(t)])] = float(lead)
+    return out
+
+
+def run(size, visits, games, repeats, sets, ref_leads=None):
     cfg = os.path.join(ROOT, "configs", f"{size}x{size}.toml")
-    stdevs, lost = [], []
+    stdevs, lost, err = [], [], []
     for k, mv in enumerate(games):
         cols = "BW"
         q = {"moves": [[cols[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(mv)], "rules": "chinese",
@@ -63,9 +79,12 @@ def run(size, visits, games, repeats, sets):
             got += [json.loads(ln) for ln in out.getvalue().splitlines()]
         leads = [r["rootInfo"]["scoreLead"] for r in got]
         stdevs.append(statistics.pstdev(leads))
+        if (leads_ref := (ref_leads or {}).get(tuple(mv))) is not None:
+            err.append(abs(statistics.mean(leads) - leads_ref))
         sign = 1.0 if len(mv) % 2 == 0 else -1.0         # Black's view -> the side to move's
         lost.extend(sign * (r["rootInfo"]["scoreLead"] - r["moveInfos"][0]["scoreLead"]) for r in got)
-    return statistics.mean(stdevs), max(stdevs), max(abs(x) for x in lost)
+    return (statistics.mean(stdevs), max(stdevs), max(abs(x) for x in lost),
+            statistics.mean(err) if err else None, len(err))
 
 
 def main():
@@ -75,14 +94,20 @@ def main():
     ap.add_argument("--positions", type=int, default=20)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--weights", default="", help="net weights (default: the shipped net of the size)")
+    ap.add_argument("--teacher", default="", help="label shards of the same games: the leads' error against them")
     args = ap.parse_args()
     games = positions(args.size, args.positions)
+    ref_leads = teacher_leads(args.teacher) if args.teacher else None
     w = [f"net.weights={args.weights}"] if args.weights else []
-    net = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=net"])
-    ref = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=playouts"])
+    net = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=net"], ref_leads)
+    ref = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=playouts"], ref_leads)
     print(f"{len(games)} positions, {args.repeats} identical queries each at {args.visits} visits")
-    print(f"playouts: root lead stdev mean {ref[0]:.2f} max {ref[1]:.2f}; order-0 points lost at most {ref[2]:.2f}")
-    print(f"net:      root lead stdev mean {net[0]:.2f} max {net[1]:.2f}; order-0 points lost at most {net[2]:.2f}")
+    for name, r in (("playouts", ref), ("net", net)):
+        line = (f"{name + ':':9s} root lead stdev mean {r[0]:.2f} max {r[1]:.2f}; "
+                f"order-0 points lost at most {r[2]:.2f}")
+        if r[3] is not None:
+            line += f"; mean lead off the teacher's by {r[3]:.2f} points ({r[4]} positions)"
+        print(line)
     print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
     print(f"lead_stdev: {net[0]:.2f} points")
 
