@@ -19,3 +19,5 @@ def test_same_tree_for_fixed_seed(case):
     assert got["sha"] == want["sha"]
     assert got["prior_sum"] == pytest.approx(want["prior_sum"], rel=1e-6, abs=1e-3)
     assert got["prior_moment"] == pytest.approx(want["prior_moment"], rel=1e-6, abs=1e-2)
+    assert got["p_sum"] == pytest.approx(want["p_sum"], rel=1e-6, abs=1e-3)
+    assert got["p_moment"] == pytest.approx(want["p_moment"], rel=1e-6, abs=1e-2)

@@ -7,10 +7,13 @@ cases).  The net case is pinned since the search's chunks stopped
 depending on the clock under a playout budget (before, when the net's
 answers came depended on timing).
 
-The hash holds every node's move and statistics; the priors, floats that a
-net's arithmetic rounds differently on another CPU (its vector units), are
-summed apart and compared to a tolerance (``prior_sum``, ``prior_moment``:
-the sum, and the sum weighted by the node's place in the walk)."""
+The hash holds every node's move and statistics; the priors and the policy
+probabilities (``P``), floats that a net's arithmetic rounds differently on
+another CPU (its vector units: a last-digit difference flipped P's sixth
+decimal between an Intel and an AMD machine with the same trees), are
+summed apart and compared to a tolerance (``prior_sum``, ``prior_moment``,
+``p_sum``, ``p_moment``: the sums, and the sums weighted by the node's place
+in the walk)."""
 import hashlib
 import json
 import os
@@ -52,21 +55,24 @@ def fingerprint(case):
     t = s.tree
     h = hashlib.sha256()
     stack = [t.root_id]
-    nodes, k, psum, pmom = 0, 0, 0.0, 0.0
+    nodes, k, psum, pmom, qsum, qmom = 0, 0, 0.0, 0.0, 0.0, 0.0
     while stack:
         x = stack.pop()
         nodes += 1
         for ch in t.children(x):
             pri = t.child_priors(x)[ch[0]]        # a number, or a tuple of them (the rave tree's)
             pri = sum(float(v) for v in pri) if isinstance(pri, tuple) else float(pri)
-            h.update(repr((ch[0], ch[1], ch[2], round(ch[3], 6), ch[4], ch[5])).encode())
+            h.update(repr((ch[0], ch[1], ch[2], ch[4], ch[5])).encode())
             k += 1
             psum += pri
             pmom += pri * (k % 97)
+            qsum += float(ch[3])
+            qmom += float(ch[3]) * (k % 97)
             stack.append(ch[6])
     root = sorted(((int(c[0]), float(c[1])) for c in t.children()), key=lambda r: -r[1])[:5]
     return {"nodes": nodes, "sha": h.hexdigest(), "top": root,
-            "prior_sum": round(psum, 4), "prior_moment": round(pmom, 2)}
+            "prior_sum": round(psum, 4), "prior_moment": round(pmom, 2),
+            "p_sum": round(qsum, 4), "p_moment": round(qmom, 2)}
 
 
 def main(argv):
