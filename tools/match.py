@@ -15,7 +15,10 @@ Rules and results
   times out, answers ``?`` to genmove, names a malformed or illegal move, or
   rejects a legal ``play`` forfeits (``B+F``/``W+F``), with the reason kept.
 - Two passes end a game; GNU Go (Chinese rules) loaded with the moves
-  scores it (``final_score``).  If the referee fails, the engine's own
+  scores it (``final_score``); stones it calls dead (``final_status_list
+  dead``) that stand in a seki the engine reads out are counted alive
+  (:func:`keep_seki_alive`: GNU Go misjudges eyeless seki), the reason
+  noted.  If the referee fails, the engine's own
   dead-stone estimate scores it (``player.score_playouts`` of our engine's
   config) and the result notes that.
 - ``--move-limit`` (default 3*size*size) ends a game as Void (not counted).
@@ -192,6 +195,14 @@ def subprocess_devnull():
 
 def referee_score(moves, size, komi, referee=REFEREE, setup_black=()):
     """GNU Go's final_score of the game (None when it fails)."""
+    verdict = referee_verdict(moves, size, komi, referee, setup_black)
+    return None if verdict is None else verdict[0]
+
+
+def referee_verdict(moves, size, komi, referee=REFEREE, setup_black=()):
+    """The referee's ``final_score`` of the game and the points of the
+    stones it calls dead (``final_status_list dead``; empty when it cannot
+    list them): (text, [points]), or None when it fails."""
     try:
         ref = GtpClient(resolve_command(referee), timeout=60)
     except OSError:
@@ -204,12 +215,38 @@ def referee_score(moves, size, komi, referee=REFEREE, setup_black=()):
             ref.send("set_free_handicap " + " ".join(coords.to_gtp(p, size) for p in setup_black))
         for c, m in moves:
             ref.send(f"play {CNAME[c]} {coords.to_gtp(m, size)}")
-        return ref.send("final_score").split()[0]
+        score = ref.send("final_score").split()[0]
+        try:
+            dead = [coords.from_gtp(v, size) for v in ref.send("final_status_list dead").split()]
+        except (GtpError, coords.BadVertex):
+            dead = []
+        return score, dead
     except (GtpError, EngineDied, IndexError) as e:
         log.warning("referee failed: %s", e)
         return None
     finally:
         ref.close()
+
+
+def keep_seki_alive(board, result, dead):
+    """The referee's result with any stones it called dead that stand in a
+    seki (engine.scoring.seki_points: found by reading the closed local
+    fight, neither side can capture by moving first) counted alive under
+    area scoring: (result, note), note None when nothing changed.  GNU Go
+    3.8 and Fuego 1.1 both call an eyeless group in seki with two shared
+    liberties dead (docs/results/strength.md, the games against Fuego)."""
+    from engine.scoring import area_score, fmt_score, result_value, seki_points
+    wrong = sorted(set(dead) & seki_points(board))
+    value = result_value(result)
+    if not wrong or value is None or result.upper().endswith(("+R", "+T", "+F")):
+        return result, None
+    size = board.size
+    colors = board.colors()
+    delta = area_score(size, colors, set(dead) - set(wrong), 0) - area_score(size, colors, dead, 0)
+    fixed = fmt_score(value + delta)
+    note = (f"the referee's {result} counted {len(wrong)} stones in seki as dead "
+            f"({' '.join(coords.to_gtp(p, size) for p in wrong)}); scored with them alive")
+    return fixed, note
 
 
 def _own_score(game, playouts=None, seed=1):
@@ -322,9 +359,12 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
             if game.consecutive_passes() >= 2:
                 ended = "passes"
         if ended == "passes":
-            res = referee_score(game.moves, size, komi, referee, game.root_black)
-            if res is not None:
+            verdict = referee_verdict(game.moves, size, komi, referee, game.root_black)
+            if verdict is not None:
+                res, note = keep_seki_alive(game.board, *verdict)
                 rec["scored_by"] = "referee"
+                if note:
+                    rec["reason"] = note
             else:
                 res = _own_score(game, score_playouts, seed=index + 1)
                 rec["scored_by"] = "estimate"
