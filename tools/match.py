@@ -393,10 +393,7 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
             except Exception:
                 pass
     r = rec["result"]
-    if r and r[0] in "BW" and len(r) > 1:
-        rec["winner"] = "black" if r[0] == "B" else "white"
-    elif r == "0":
-        rec["winner"] = "draw"
+    rec["winner"] = winner_of(r)
     rec["moves"] = game.move_number
     rec["seconds"] = round(time.time() - t0, 2)
     game.result = r
@@ -515,6 +512,20 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
         return json.load(fh)
 
 
+def winner_of(result):
+    """"black", "white" or "draw" for a result ("B+3.5", "W+R", "0"), None otherwise."""
+    if result and result[0] in "BW" and len(result) > 1:
+        return "black" if result[0] == "B" else "white"
+    return "draw" if result == "0" else None
+
+
+def winner_engine(winner, a_black, names):
+    """The name of the engine that won (A is ``names[0]``), None for a draw or no result."""
+    if winner in (None, "draw"):
+        return None
+    return names[0] if (winner == "black") == a_black else names[1]
+
+
 def _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, a_color="alternate", **kw):
     """Game ``i`` of a match (A Black in even games, or always the colour
     ``a_color``): (record, Game)."""
@@ -523,9 +534,7 @@ def _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, a_color="alterna
     bn, wn = (names[0], names[1]) if a_black else (names[1], names[0])
     rec, game = play_game(i, bcmd, wcmd, size, komi, names=(bn, wn), **kw)
     rec["a_color"] = "black" if a_black else "white"
-    w = rec["winner"]
-    rec["winner_engine"] = (None if w in (None, "draw") else
-                            names[0] if (w == "black") == a_black else names[1])
+    rec["winner_engine"] = winner_engine(rec["winner"], a_black, names)
     rec["sgf"] = f"game-{i + 1:04d}.sgf"
     return rec, game
 

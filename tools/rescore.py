@@ -26,7 +26,8 @@ from atomicio import atomic_write
 from engine.game import Game, SgfError
 from engine.scoring import result_value, seki_points
 from tools import publish, sgfpack
-from tools.match import REFEREE, _write_results, format_table, keep_seki_alive, referee_verdict
+from tools.match import (REFEREE, _write_results, format_table, keep_seki_alive, referee_verdict, winner_engine,
+                         winner_of)
 
 META = ("engine_a", "engine_b", "names", "size", "komi", "games", "time", "handicap", "a_color")
 
@@ -38,15 +39,6 @@ def _refereed(rec):
         return rec["scored_by"] == "referee"
     return result_value(rec.get("result")) is not None and (rec.get("result") or "").upper()[2:3].isdigit() \
         and not rec.get("reason")
-
-
-def _winner(result):
-    r = (result or "").upper()
-    if r == "0":
-        return "draw"
-    if r[:2] in ("B+", "W+"):
-        return "black" if r[0] == "B" else "white"
-    return None
 
 
 def _set_sgf_result(path, result, note):
@@ -117,11 +109,8 @@ def rescore(folder, referee=REFEREE, dry_run=False, out=print, written=None):
         out(f"{path}: {rec['result']} -> {new} ({note})")
         if dry_run:
             continue
-        a_black = rec["a_color"] == "black"
-        rec["result"], rec["reason"], rec["winner"] = new, note, _winner(new)
-        w = rec["winner"]
-        rec["winner_engine"] = (None if w in (None, "draw") else
-                                names[0] if (w == "black") == a_black else names[1])
+        rec["result"], rec["reason"], rec["winner"] = new, note, winner_of(new)
+        rec["winner_engine"] = winner_engine(rec["winner"], rec["a_color"] == "black", names)
     if changes and not dry_run:
         if packed:
             keep = sum(1 for n in os.listdir(folder) if n.endswith(".sgf"))   # the row's examples
