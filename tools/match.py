@@ -193,12 +193,6 @@ def subprocess_devnull():
     return open(os.devnull, "w")
 
 
-def referee_score(moves, size, komi, referee=REFEREE, setup_black=()):
-    """GNU Go's final_score of the game (None when it fails)."""
-    verdict = referee_verdict(moves, size, komi, referee, setup_black)
-    return None if verdict is None else verdict[0]
-
-
 def referee_verdict(moves, size, komi, referee=REFEREE, setup_black=()):
     """The referee's ``final_score`` of the game and the points of the
     stones it calls dead (``final_status_list dead``; empty when it cannot
