@@ -232,7 +232,7 @@ def keep_seki_alive(board, result, dead):
     from engine.scoring import area_score, fmt_score, result_value, seki_points
     wrong = sorted(set(dead) & seki_points(board))
     value = result_value(result)
-    if not wrong or value is None or result.upper().endswith(("+R", "+T", "+F")):
+    if not wrong or value is None:
         return result, None
     size = board.size
     colors = board.colors()

@@ -24,7 +24,7 @@ import sys
 
 from atomicio import atomic_write
 from engine.game import Game, SgfError
-from engine.scoring import result_value, seki_points
+from engine.scoring import seki_points
 from tools import publish, sgfpack
 from tools.match import (REFEREE, _write_results, format_table, keep_seki_alive, referee_verdict, winner_engine,
                          winner_of)
@@ -37,8 +37,8 @@ def _refereed(rec):
     before ``scored_by`` was kept) a points result with no reason given."""
     if rec.get("scored_by") is not None:
         return rec["scored_by"] == "referee"
-    return result_value(rec.get("result")) is not None and (rec.get("result") or "").upper()[2:3].isdigit() \
-        and not rec.get("reason")
+    r = rec.get("result") or ""
+    return (r == "0" or r[2:3].isdigit()) and not rec.get("reason")
 
 
 def _set_sgf_result(path, result, note):
@@ -54,14 +54,7 @@ def _set_sgf_result(path, result, note):
 def _texts(folder, packed):
     """{file name: SGF text} of a row: its packed collection's games, and
     the single files beside it (the same games, or games not packed yet)."""
-    import lzma
-    texts = {}
-    if packed:
-        with open(os.path.join(folder, sgfpack.PACK), "rb") as fh:
-            games = sgfpack.split_collection(lzma.decompress(fh.read()).decode("utf-8"))
-        with open(os.path.join(folder, sgfpack.NAMES), encoding="utf-8") as fh:
-            names = [ln.strip() for ln in fh if ln.strip()]
-        texts.update(zip(names, games))
+    texts = sgfpack.read(folder) if packed else {}
     for n in os.listdir(folder):
         if n.endswith(".sgf"):
             with open(os.path.join(folder, n), encoding="utf-8") as fh:

@@ -74,8 +74,8 @@ def split_collection(text):
     return out
 
 
-def unpack(folder):
-    """Write the collection's games back as single files; returns their number."""
+def read(folder):
+    """The collection's games as {file name: SGF text}, in name order."""
     with open(os.path.join(folder, PACK), "rb") as f:
         text = lzma.decompress(f.read()).decode()
     with open(os.path.join(folder, NAMES), encoding="utf-8") as f:
@@ -83,7 +83,13 @@ def unpack(folder):
     games = split_collection(text)
     if len(games) != len(names):
         raise ValueError(f"{folder}: {len(games)} games in {PACK}, {len(names)} names in {NAMES}")
-    for n, g in zip(names, games):
+    return dict(zip(names, games))
+
+
+def unpack(folder):
+    """Write the collection's games back as single files; returns their number."""
+    games = read(folder)
+    for n, g in games.items():
         p = os.path.join(folder, n)
         if not os.path.exists(p):
             atomic_write(p, g + "\n")
