@@ -89,6 +89,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
                                f"inconsistent with conv{k - 1} ({widths[k - 2]} filters)")
     value_head = "value_conv.weight" in sd
     aux = "own_conv.weight" in sd
+    residual = "residual_trunk" in sd
     if aux and ("score_fc.weight" not in sd or not value_head):
         raise WeightsError(f"{where}: an ownership head without the score and value heads")
     if conv_heads:
@@ -100,7 +101,8 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
                                f"{tuple(sd['policy_conv.weight'].shape)}, expected (1, {widths[-1]}, 1, 1)")
         try:
             return ModelConfig(board_size=size, in_planes=in_planes, widths=widths, kernels=kernels,
-                               value_head=value_head, policy_head="conv", aux_heads=aux)
+                               value_head=value_head, policy_head="conv", aux_heads=aux,
+                               residual=residual)
         except ValueError as e:
             raise WeightsError(f"{where}: {e}") from None
     n_moves, fc_in = (int(s) for s in sd["fc.weight"].shape)
@@ -110,7 +112,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
                            f"board size (expected (n*n+1, {widths[-1]}*n*n))")
     try:
         return ModelConfig(board_size=n, in_planes=in_planes, widths=widths, kernels=kernels,
-                           value_head=value_head, aux_heads=aux)
+                           value_head=value_head, aux_heads=aux, residual=residual)
     except ValueError as e:
         raise WeightsError(f"{where}: {e}") from None
 
@@ -147,6 +149,10 @@ def check_metadata(path: str, cfg) -> None:
     if heads != cfg.heads:
         raise WeightsError(f"{path}: the weights have heads {cfg.heads}, "
                            f"{os.path.basename(meta)} says {heads}")
+    if bool(mc.get("residual", False)) != cfg.residual:
+        raise WeightsError(f"{path}: the weights' trunk is {'residual' if cfg.residual else 'plain'}, "
+                           f"{os.path.basename(meta)} says "
+                           f"{'residual' if mc.get('residual') else 'plain'}")
     msize = mc.get("board_size")
     if cfg.policy_head == "fc" and msize is not None and int(msize) != cfg.board_size:
         raise WeightsError(f"{path}: the weights are for {cfg.board_size}x{cfg.board_size}, "

@@ -33,6 +33,19 @@ the logit of the probability that the side to move wins (AlphaGo's value
 net shares no trunk; here the two heads share the Clark-Storkey trunk and
 are trained together, a weighted sum of the two losses, as AlphaGo Zero).
 
+Residual trunk (``residual = True``; third round): the same layers
+``conv1..convN`` (N odd, every width equal), read as conv1 and then
+(N - 1) / 2 residual blocks of two convolutions each, as in AlphaGo Zero
+and KataGo but without normalisation: ``h = conv1(x)``, then per block
+``h = h + conv_b(relu(conv_a(relu(h))))`` (pre-activation, He et al. 2016),
+and the trunk's output ``relu(h)``.  Each block's second convolution starts
+at zero, so a fresh trunk starts as conv1 alone and every block learns a
+correction (Fixup, Zhang et al. 2019; SkipInit): deep plain nets without
+normalisation train poorly, residual ones with this start train well.  The
+state dict carries a ``residual_trunk`` marker so the weights say how they
+are wired.  A 13-layer trunk of 64 3x3 filters costs what the Clark-Storkey
+seven of 5x5 and 7x7 filters cost (about 40 M multiply-adds a 9x9 position).
+
 The code name of a config is ``cs7-<n>x<n>`` (``cs7-9x9``); scaled-down
 variants for tests carry their widths in the name (``cs7-9x9-w8``).
 """
@@ -65,6 +78,7 @@ class ModelConfig:
     value_head: bool = False
     policy_head: str = "fc"      # "fc" (Clark-Storkey) or "conv": every board size with the same weights
     aux_heads: bool = False      # score and ownership heads (KataGo's auxiliary targets); needs the value head
+    residual: bool = False       # conv1 then residual blocks of two convolutions (odd depth, equal widths)
 
     def __post_init__(self):
         object.__setattr__(self, "widths", tuple(int(w) for w in self.widths))
@@ -84,6 +98,11 @@ class ModelConfig:
             raise ValueError("aux_heads (score, ownership) need value_head")
         if self.policy_head not in ("fc", "conv"):
             raise ValueError(f"policy_head must be fc or conv, got {self.policy_head!r}")
+        object.__setattr__(self, "residual", bool(self.residual))
+        if self.residual and (len(self.widths) < 3 or len(self.widths) % 2 == 0
+                              or len(set(self.widths)) != 1):
+            raise ValueError(f"a residual trunk needs an odd number (3 or more) of layers of "
+                             f"equal width, got widths {list(self.widths)}")
 
     @property
     def name(self) -> str:
@@ -98,6 +117,8 @@ class ModelConfig:
             base += "-conv"
         if self.aux_heads:
             base += "-so"
+        if self.residual:
+            base += "-res"
         return base
 
     @property
@@ -118,7 +139,8 @@ class ModelConfig:
         return {"board_size": self.board_size, "in_planes": self.in_planes,
                 "widths": list(self.widths), "kernels": list(self.kernels),
                 "value_head": self.value_head, "policy_head": self.policy_head,
-                **({"aux_heads": True} if self.aux_heads else {})}
+                **({"aux_heads": True} if self.aux_heads else {}),
+                **({"residual": True} if self.residual else {})}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelConfig":
@@ -183,6 +205,9 @@ class PolicyNet(nn.Module):
             # hidden layer) and each point's final owner (a 1x1 convolution)
             self.score_fc = nn.Linear(VALUE_HIDDEN, 1)
             self.own_conv = nn.Conv2d(w, 1, 1)
+        if config.residual:
+            # the wiring, in the weights themselves (nets.evaluator.config_from_state_dict)
+            self.register_buffer("residual_trunk", torch.ones(1))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -192,6 +217,9 @@ class PolicyNet(nn.Module):
         for conv in self.convs:
             nn.init.kaiming_normal_(conv.weight, nonlinearity="relu")
             nn.init.zeros_(conv.bias)
+        if self.config.residual:
+            for conv in self.convs[2::2]:          # each block's second convolution
+                nn.init.zeros_(conv.weight)
         for lin in ((self.policy_conv, self.pass_fc) if self.conv_heads else (self.fc,)):
             fan_in = lin.weight[0].numel()
             nn.init.normal_(lin.weight, std=(1.0 / fan_in) ** 0.5)
@@ -216,7 +244,13 @@ class PolicyNet(nn.Module):
         return [self._modules[f"conv{i}"] for i in range(1, self.n_conv + 1)]
 
     def features(self, x: torch.Tensor) -> torch.Tensor:
-        for conv in self.convs:
+        convs = self.convs
+        if self.config.residual:
+            h = convs[0](x)
+            for a, b in zip(convs[1::2], convs[2::2]):
+                h = h + b(F.relu(a(F.relu(h))))
+            return F.relu(h)
+        for conv in convs:
             x = F.relu(conv(x))
         return x
 

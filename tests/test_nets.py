@@ -652,3 +652,48 @@ def test_a_board_without_its_own_weights_reads_the_fully_convolutional_net():
         factory.load_evaluator(cfg, 7)
     with pytest.raises(factory.NoNet, match="no/such.pt"):
         factory.load_evaluator(config.load(None, ["net.weights=/no/such.pt"]), 13)
+
+
+def test_a_residual_trunk_starts_as_its_first_layer_and_says_how_it_is_wired(tmp_path):
+    """residual = True: conv1 and blocks of two convolutions, each block's
+    second one at zero when fresh (the trunk starts as conv1 alone); the
+    weights carry the wiring, so loading them rebuilds the same net, and
+    metadata that says otherwise fails at load naming the file."""
+    import torch.nn.functional as F
+    from nets.evaluator import config_from_state_dict
+    from nets.model import build
+    with pytest.raises(ValueError, match="odd number"):
+        ModelConfig(board_size=N, widths=(8,) * 4, kernels=(3,) * 4, residual=True)
+    with pytest.raises(ValueError, match="equal width"):
+        ModelConfig(board_size=N, widths=(8, 8, 6), kernels=(3,) * 3, residual=True)
+    cfg = ModelConfig(board_size=N, widths=(8,) * 5, kernels=(5, 3, 3, 3, 3), value_head=True,
+                      aux_heads=True, residual=True)
+    m = build(cfg).eval()
+    assert cfg.name.endswith("-res") and cfg.to_dict()["residual"] is True
+    assert "residual" not in ModelConfig(board_size=N).to_dict()      # old metadata reads the same
+    x = torch.from_numpy(planes(Board(N), n_planes=NUM_PLANES)[None].copy())
+    with torch.no_grad():
+        assert torch.allclose(m.features(x), F.relu(m.convs[0](x)))
+        for conv in m.convs[2::2]:
+            conv.weight.normal_(0, 0.3)
+        f = m.features(x)
+    assert not torch.allclose(f, F.relu(m.convs[0](x)))            # the blocks now add to conv1
+    # the same tensors read as a plain 5-layer net compute something else
+    plain = build(ModelConfig(**dict(cfg.to_dict(), residual=False))).eval()
+    plain.load_state_dict({k: v for k, v in m.state_dict().items() if k != "residual_trunk"})
+    with torch.no_grad():
+        assert not torch.allclose(plain.features(x), f)
+    sd = m.state_dict()
+    assert config_from_state_dict(sd) == cfg
+    path = tmp_path / "res.pt"
+    torch.save(sd, path)
+    (tmp_path / "res.json").write_text(json.dumps({"model_config": cfg.to_dict()}))
+    ev = Evaluator.load(str(path), threads=1)
+    pri, val = ev.evaluate([Board(N)])
+    with torch.no_grad():
+        logits, v, *_ = m.forward_heads(x)
+    legal = torch.ones_like(logits, dtype=torch.bool)
+    assert np.allclose(pri[0], masked_softmax(logits, legal)[0].numpy(), atol=1e-5)
+    (tmp_path / "res.json").write_text(json.dumps({"model_config": dict(cfg.to_dict(), residual=False)}))
+    with pytest.raises(WeightsError, match="res.pt.*residual.*res.json says plain"):
+        Evaluator.load(str(path), threads=1)

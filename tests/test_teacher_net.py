@@ -72,6 +72,29 @@ def test_training_with_aux_heads_writes_weights_the_evaluator_reads(label_dir, t
     assert abs(s[0] - 1.0) < 3 and abs(s2[0] + 1.0) < 3
 
 
+def test_a_residual_net_trains_and_the_engine_reads_it_back(label_dir, tmp_path):
+    """residual = true through nets.train: the weights and metadata say
+    residual, the evaluator rebuilds the same net from them, and training
+    moved every block's second convolution off its zero start."""
+    from nets.train import load_config, train
+    cfg = load_config(None, ["data_dirs=[]", f"teacher_dirs=['{label_dir}']", "aux_heads=true", "residual=true",
+                             "name='r9'", f"weights_dir='{tmp_path / 'w'}'", f"checkpoint_dir='{tmp_path / 'ck'}'",
+                             "epochs=2", "batch_size=8", "val_fraction=0.3", "widths=[8,8,8,8,8]",
+                             "kernels=[5,3,3,3,3]", "warmup_steps=1", "precision='fp32'", "lr=0.01"])
+    prov = train(cfg, log=lambda m: None)
+    assert prov["model_config"]["residual"] is True and prov["model"].endswith("-res")
+    meta = json.loads((tmp_path / "w" / "r9.json").read_text())
+    assert meta["model_config"]["residual"] is True
+    ev = Evaluator.load(str(tmp_path / "w" / "r9.pt"))
+    assert ev.config.residual and ev.config.widths == (8,) * 5 and ev.has_aux
+    for conv in ev.model.convs[2::2]:
+        assert float(conv.weight.abs().max()) > 0
+    with pytest.raises(ValueError, match="odd number"):
+        train(load_config(None, ["data_dirs=[]", f"teacher_dirs=['{label_dir}']", "residual=true", "widths=[8,8,8,8]",
+                                 "kernels=[3,3,3,3]", f"checkpoint_dir='{tmp_path / 'ck2'}'"]),
+              log=lambda m: None)
+
+
 def test_train_only_learns_new_heads_on_a_trunk_that_stays_as_loaded(label_dir, tmp_path):
     """configs/nets/19x19-heads.toml's recipe: a net without the heads,
     the score and ownership heads trained on top; every tensor the first
