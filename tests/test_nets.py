@@ -697,3 +697,11 @@ def test_a_residual_trunk_starts_as_its_first_layer_and_says_how_it_is_wired(tmp
     (tmp_path / "res.json").write_text(json.dumps({"model_config": dict(cfg.to_dict(), residual=False)}))
     with pytest.raises(WeightsError, match="res.pt.*residual.*res.json says plain"):
         Evaluator.load(str(path), threads=1)
+    # nor does training start one wiring from the other's weights, whatever the shapes
+    from nets.train import init_from
+    torch.save(plain.state_dict(), tmp_path / "plain.pt")
+    with pytest.raises(ValueError, match="plain.pt: its trunk is plain, the model's is residual"):
+        init_from(build(cfg), str(tmp_path / "plain.pt"))
+    with pytest.raises(ValueError, match="res.pt: its trunk is residual, the model's is plain"):
+        init_from(plain, str(path))
+    assert "fresh: none" in init_from(build(cfg), str(path))
