@@ -39,7 +39,7 @@ import numpy as np
 
 from board_ext.board import Board
 from board_ext.features import NUM_PLANES, PLANE_COUNTS, planes
-from nets.shards import load_shard
+from nets.shards import load_shard, teacher_targets
 
 CACHE_DIR = "_planes"
 CACHE_VERSION = 2   # bump when the planes or the replay change
@@ -326,11 +326,11 @@ def replay_label_shard(sh, n_planes: int = NUM_PLANES):
             else:
                 pi[k, y[k]] = 1
     sign = np.where(pt % 2 == 0, 1.0, -1.0).astype(np.float32)
-    wr = sh["t_winrate"].astype(np.float32)
-    tt = TeacherTargets(policy=sh["t_policy"].astype(np.float16),
+    t_pol, wr, t_lead, t_own = teacher_targets(sh)
+    tt = TeacherTargets(policy=t_pol,
                         value=np.where(sign > 0, wr, 1.0 - wr).astype(np.float32),
-                        lead=(sign * sh["t_lead"].astype(np.float32)).astype(np.float32),
-                        own=(sh["t_own"].astype(np.int16) * sign[:, None].astype(np.int16)).astype(np.int8))
+                        lead=(sign * t_lead).astype(np.float32),
+                        own=(t_own.astype(np.int16) * sign[:, None].astype(np.int16)).astype(np.int8))
     return X, y, seeds[pg], z, pt.astype(np.int16), pi, tt
 
 
@@ -347,7 +347,7 @@ def load_teacher(dirs, size: int | None = None, n_planes: int = NUM_PLANES, log=
     for s in shards:
         try:
             sh = load_shard(s)
-            for key in ("pos_game", "pos_turn", "t_policy", "t_winrate", "t_lead", "t_own"):
+            for key in ("pos_game", "pos_turn", "t_winrate", "t_lead"):
                 if key not in sh:
                     raise ValueError(f"not a label shard (no {key})")
             if size is None:

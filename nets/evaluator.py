@@ -90,6 +90,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
     value_head = "value_conv.weight" in sd
     aux = "own_conv.weight" in sd
     residual = "residual_trunk" in sd
+    global_pool = tuple(sorted(int(k[5:-7]) for k in sd if k.startswith("gpool") and k.endswith(".weight")))
     if aux and ("score_fc.weight" not in sd or not value_head):
         raise WeightsError(f"{where}: an ownership head without the score and value heads")
     if conv_heads:
@@ -102,7 +103,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
         try:
             return ModelConfig(board_size=size, in_planes=in_planes, widths=widths, kernels=kernels,
                                value_head=value_head, policy_head="conv", aux_heads=aux,
-                               residual=residual)
+                               residual=residual, global_pool=global_pool)
         except ValueError as e:
             raise WeightsError(f"{where}: {e}") from None
     n_moves, fc_in = (int(s) for s in sd["fc.weight"].shape)
@@ -112,7 +113,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
                            f"board size (expected (n*n+1, {widths[-1]}*n*n))")
     try:
         return ModelConfig(board_size=n, in_planes=in_planes, widths=widths, kernels=kernels,
-                           value_head=value_head, aux_heads=aux, residual=residual)
+                           value_head=value_head, aux_heads=aux, residual=residual, global_pool=global_pool)
     except ValueError as e:
         raise WeightsError(f"{where}: {e}") from None
 
@@ -153,6 +154,9 @@ def check_metadata(path: str, cfg) -> None:
         raise WeightsError(f"{path}: the weights' trunk is {'residual' if cfg.residual else 'plain'}, "
                            f"{os.path.basename(meta)} says "
                            f"{'residual' if mc.get('residual') else 'plain'}")
+    if tuple(mc.get("global_pool", ())) != cfg.global_pool:
+        raise WeightsError(f"{path}: the weights pool globally in blocks {list(cfg.global_pool)}, "
+                           f"{os.path.basename(meta)} says {list(mc.get('global_pool', ()))}")
     msize = mc.get("board_size")
     if cfg.policy_head == "fc" and msize is not None and int(msize) != cfg.board_size:
         raise WeightsError(f"{path}: the weights are for {cfg.board_size}x{cfg.board_size}, "

@@ -46,6 +46,16 @@ state dict carries a ``residual_trunk`` marker so the weights say how they
 are wired.  A 13-layer trunk of 64 3x3 filters costs what the Clark-Storkey
 seven of 5x5 and 7x7 filters cost (about 40 M multiply-adds a 9x9 position).
 
+Global pooling (``global_pool``, residual trunks only; fourth round): the
+listed residual blocks (1-based) read the whole board as KataGo's do: the
+block's first convolution ``t = conv_a(relu(h))`` is pooled over the board
+(the mean and the maximum of ``relu(t)`` a channel), a linear layer of
+them (``gpool<b>``) is added to every point of ``t`` as a bias, and the
+second convolution reads ``relu(t + bias)``.  So a block sees the whole
+board (who is ahead, where the fights are) at once, not only what a
+stack of 3x3 convolutions reaches.  The layer starts at zero: a fresh block
+is a plain one.  Its keys in the weights say which blocks have it.
+
 The code name of a config is ``cs7-<n>x<n>`` (``cs7-9x9``); scaled-down
 variants for tests carry their widths in the name (``cs7-9x9-w8``).
 """
@@ -79,6 +89,7 @@ class ModelConfig:
     policy_head: str = "fc"      # "fc" (Clark-Storkey) or "conv": every board size with the same weights
     aux_heads: bool = False      # score and ownership heads (KataGo's auxiliary targets); needs the value head
     residual: bool = False       # conv1 then residual blocks of two convolutions (odd depth, equal widths)
+    global_pool: tuple = ()      # residual blocks (1-based) with a global pooling bias (KataGo)
 
     def __post_init__(self):
         object.__setattr__(self, "widths", tuple(int(w) for w in self.widths))
@@ -103,6 +114,12 @@ class ModelConfig:
                               or len(set(self.widths)) != 1):
             raise ValueError(f"a residual trunk needs an odd number (3 or more) of layers of "
                              f"equal width, got widths {list(self.widths)}")
+        object.__setattr__(self, "global_pool", tuple(sorted(int(b) for b in self.global_pool)))
+        n_blocks = (len(self.widths) - 1) // 2
+        if self.global_pool and (not self.residual or not all(1 <= b <= n_blocks for b in self.global_pool)
+                                 or len(set(self.global_pool)) != len(self.global_pool)):
+            raise ValueError(f"global_pool names residual blocks 1..{n_blocks} of a residual trunk, "
+                             f"got {list(self.global_pool)}")
 
     @property
     def name(self) -> str:
@@ -119,6 +136,8 @@ class ModelConfig:
             base += "-so"
         if self.residual:
             base += "-res"
+        if self.global_pool:
+            base += "-gp" + ".".join(map(str, self.global_pool))
         return base
 
     @property
@@ -140,7 +159,8 @@ class ModelConfig:
                 "widths": list(self.widths), "kernels": list(self.kernels),
                 "value_head": self.value_head, "policy_head": self.policy_head,
                 **({"aux_heads": True} if self.aux_heads else {}),
-                **({"residual": True} if self.residual else {})}
+                **({"residual": True} if self.residual else {}),
+                **({"global_pool": list(self.global_pool)} if self.global_pool else {})}
 
     @classmethod
     def from_dict(cls, d: dict) -> "ModelConfig":
@@ -208,6 +228,8 @@ class PolicyNet(nn.Module):
         if config.residual:
             # the wiring, in the weights themselves (nets.evaluator.config_from_state_dict)
             self.register_buffer("residual_trunk", torch.ones(1))
+        for b in config.global_pool:
+            setattr(self, f"gpool{b}", nn.Linear(2 * w, w))
         self.reset_parameters()
 
     def reset_parameters(self):
@@ -220,6 +242,9 @@ class PolicyNet(nn.Module):
         if self.config.residual:
             for conv in self.convs[2::2]:          # each block's second convolution
                 nn.init.zeros_(conv.weight)
+        for b in self.config.global_pool:
+            nn.init.zeros_(self._modules[f"gpool{b}"].weight)
+            nn.init.zeros_(self._modules[f"gpool{b}"].bias)
         for lin in ((self.policy_conv, self.pass_fc) if self.conv_heads else (self.fc,)):
             fan_in = lin.weight[0].numel()
             nn.init.normal_(lin.weight, std=(1.0 / fan_in) ** 0.5)
@@ -247,8 +272,14 @@ class PolicyNet(nn.Module):
         convs = self.convs
         if self.config.residual:
             h = convs[0](x)
-            for a, b in zip(convs[1::2], convs[2::2]):
-                h = h + b(F.relu(a(F.relu(h))))
+            gp = self.config.global_pool
+            for blk, (a, b) in enumerate(zip(convs[1::2], convs[2::2]), start=1):
+                t = a(F.relu(h))
+                if blk in gp:
+                    r = F.relu(t)
+                    pooled = torch.cat([r.mean(dim=(2, 3)), r.amax(dim=(2, 3))], dim=1)
+                    t = t + self._modules[f"gpool{blk}"](pooled)[:, :, None, None]
+                h = h + b(F.relu(t))
             return F.relu(h)
         for conv in convs:
             x = F.relu(conv(x))

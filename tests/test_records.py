@@ -66,3 +66,63 @@ def test_derived_caches_are_not_records(tmp_path):
     cache.unlink()
     log.unlink()
     assert publish.check(str(records)) == []
+
+
+TREE_LIMIT = 48 * 1024 * 1024      # a GPU machine takes a working tree of 64 MiB
+
+
+def test_the_tracked_tree_travels():
+    """The files git tracks stay under 48 MiB: the repository is what
+    users clone and what travels to a GPU machine (bulk data lives in the
+    data folder, records/README.md)."""
+    import subprocess
+    out = subprocess.run(["git", "-C", ROOT, "ls-files", "-z"], capture_output=True, check=True).stdout
+    paths = [p for p in out.decode().split("\0") if p]
+    assert len(paths) > 100
+    total = sum(os.path.getsize(os.path.join(ROOT, p)) for p in paths if os.path.isfile(os.path.join(ROOT, p)))
+    assert total <= TREE_LIMIT, f"the tracked tree is {total / 2**20:.1f} MiB, over {TREE_LIMIT / 2**20:.0f} MiB"
+
+
+def _git(cwd, *args):
+    import subprocess
+    subprocess.run(["git", "-C", str(cwd), *args], check=True, capture_output=True,
+                   env=dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t", GIT_COMMITTER_NAME="t",
+                            GIT_COMMITTER_EMAIL="t@t"))
+
+
+def test_retired_records_are_listed_not_present_and_come_back(tmp_path, capsys):
+    """--retire takes committed records out of the tree, each entry keeping
+    the commit that holds it; --check passes without them and checks one
+    that is back; --restore brings them back from git, checked; only
+    committed, unchanged files retire."""
+    repo = tmp_path / "repo"
+    records = repo / "records"
+    (records / "datasets" / "d").mkdir(parents=True)
+    for i in range(3):
+        (records / "datasets" / "d" / f"s{i}.npz").write_bytes(b"shard %d" % i)
+    (records / "games").mkdir()
+    (records / "games" / "g.jsonl.gz").write_bytes(b"games")
+    _git(repo, "init", "-q")
+    assert publish.main(["--add", str(records), "--records", str(records)]) == 0
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-qm", "records")
+    assert publish.main(["--retire", str(records / "datasets" / "d"), "--records", str(records)]) == 0
+    assert not (records / "datasets" / "d" / "s0.npz").exists()
+    man = publish.load_manifest(str(records))
+    assert all(man[f"records/datasets/d/s{i}.npz"].get("restore") for i in range(3))
+    assert "restore" not in man["records/games/g.jsonl.gz"]
+    assert publish.check(str(records)) == []                       # listed, not present: fine
+    (records / "games" / "g.jsonl.gz").unlink()                     # a record that was not retired: missing
+    assert any("g.jsonl.gz" in line and "missing" in line for line in publish.check(str(records)))
+    _git(repo, "checkout", "-q", "--", "records/games")
+    assert publish.main(["--restore", str(records / "datasets"), "--records", str(records)]) == 0
+    assert (records / "datasets" / "d" / "s2.npz").read_bytes() == b"shard 2"
+    (records / "datasets" / "d" / "s1.npz").write_bytes(b"edited")  # present again: checked
+    assert any("s1.npz" in line and "disagrees" in line for line in publish.check(str(records)))
+    (records / "datasets" / "d" / "s1.npz").write_bytes(b"shard 1")
+    (records / "games" / "new.txt").write_text("not committed")
+    assert publish.main(["--add", str(records / "games" / "new.txt"), "--records", str(records)]) == 0
+    capsys.readouterr()
+    assert publish.main(["--retire", str(records / "games"), "--records", str(records)]) == 1
+    assert "only committed" in capsys.readouterr().err
+    assert (records / "games" / "g.jsonl.gz").exists()             # nothing retired

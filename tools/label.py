@@ -117,6 +117,29 @@ class Teacher:
             self.proc.wait()
         self.proc = None
 
+    def send(self, query):
+        """Write one query (TeacherDied when the pipe is closed)."""
+        try:
+            self.proc.stdin.write(json.dumps(query, separators=(",", ":")) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError) as e:
+            raise TeacherDied(f"teacher pipe closed: {e}") from None
+
+    def line(self):
+        """The teacher's next output line; TeacherDied when it exited or
+        gave none in ``timeout`` seconds."""
+        try:
+            ln = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise TeacherDied(f"teacher gave no line in {self.timeout:g} s") from None
+        if ln is None:
+            try:
+                code = self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                code = None
+            raise TeacherDied(f"teacher exited (code {code})")
+        return ln
+
     def ask(self, query):
         """Send ``query``; return (answers by turn, errors): every line with
         the query's id until each of its ``analyzeTurns`` is answered or an
@@ -124,23 +147,10 @@ class Teacher:
         else go to ``errors`` as text."""
         qid = query["id"]
         want = set(query["analyzeTurns"])
-        try:
-            self.proc.stdin.write(json.dumps(query, separators=(",", ":")) + "\n")
-            self.proc.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError) as e:
-            raise TeacherDied(f"teacher pipe closed: {e}") from None
+        self.send(query)
         answers, errors = {}, []
         while want:
-            try:
-                ln = self._lines.get(timeout=self.timeout)
-            except queue.Empty:
-                raise TeacherDied(f"teacher gave no line in {self.timeout:g} s") from None
-            if ln is None:
-                try:
-                    code = self.proc.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    code = None
-                raise TeacherDied(f"teacher exited (code {code})")
+            ln = self.line()
             try:
                 obj = json.loads(ln)
             except ValueError:
