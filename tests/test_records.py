@@ -126,3 +126,14 @@ def test_retired_records_are_listed_not_present_and_come_back(tmp_path, capsys):
     assert publish.main(["--retire", str(records / "games"), "--records", str(records)]) == 1
     assert "only committed" in capsys.readouterr().err
     assert (records / "games" / "g.jsonl.gz").exists()             # nothing retired
+
+
+def test_the_results_index_reads_row_by_row():
+    """docs/results/README.md: each row a headline and a link, no row over
+    120 words (the detail lives in its page)."""
+    with open(os.path.join(ROOT, "docs", "results", "README.md")) as f:
+        rows = [ln for ln in f if ln.startswith("|") and not ln.startswith("|---")]
+    assert len(rows) > 20
+    long = [(len(r.split()), r[:60]) for r in rows if len(r.split()) > 120]
+    assert long == []
+    assert all("](" in r for r in rows[1:])

@@ -154,3 +154,16 @@ def test_the_shipped_net_path_works_from_any_folder(tmp_path, monkeypatch):
     assert not os.path.isabs(cfg.net.weights)
     ev = load_evaluator(cfg, 9)
     assert getattr(ev, "has_aux", False)               # the teacher net, with its heads
+
+
+def test_the_raw_net_configs_play_the_shipped_nets():
+    """configs/rawnet-<n>x<n>.toml are the shipped engine with the search
+    off: at every size the same nets and settings as configs/engine.toml
+    but net.rawnet."""
+    for n in (9, 19):
+        raw = load(f"{ROOT}/configs/rawnet-{n}x{n}.toml")
+        assert raw.gtp.boardsize == n and raw.net.rawnet
+        for size in (9, 13, 19):
+            got, want = at_size(raw, size), at_size(SHIPPED, size)
+            assert got.net.weights == want.net.weights
+            assert dataclasses.replace(got, net=want.net, gtp=want.gtp) == want
