@@ -61,8 +61,9 @@ bench: build gnugo
 	$(PY) bench/playouts.py --size 19 --policy expert --seconds 3
 	@for b in search memory net bhrf threads pool_rss; do $(PY) bench/$$b.py || exit 1; done
 
-# stdout is the GTP channel: the build's lines go to stderr.  Without CONFIG each
-# board size gets its shipped, measured config (configs/<n>x<n>.toml; gtp_main.py)
+# stdout is the GTP channel: the build's lines go to stderr.  Without CONFIG it serves
+# the shipped, measured engine, configs/engine.toml, whose [size.N.*] tables give each
+# board size its measured values at every boardsize (gtp_main.py, engine/config.py)
 gtp:
 	@$(MAKE) --no-print-directory build >&2
 	@exec $(PY) gtp_main.py $(if $(CONFIG),--config $(CONFIG))

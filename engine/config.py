@@ -1,7 +1,9 @@
 """Configuration: frozen dataclasses, the only home of defaults.
 
-One table per component (``[search]``, ``[prior]``, ``[pool]``, ``[time]``,
-``[memory]``, ``[bhrf]``, ``[moggy]``, ``[uct]``, ``[net]``, ``[player]``, ``[gtp]``).  ``load(path, overrides)``
+One table per component (``[search]``, ``[tree]`` (the rave tree's), ``[uct]``
+(the first round's tree), ``[prior]``, ``[pool]``, ``[time]``, ``[memory]``,
+``[bhrf]``, ``[moggy]``, ``[net]``, ``[player]``, ``[gtp]``), and per-size
+tables over them (``[size.<n>.<table>]``, :func:`at_size`).  ``load(path, overrides)``
 reads TOML, applies ``--set table.key=value`` overrides, range-checks every
 value and rejects unknown keys by name (``ConfigError``).
 

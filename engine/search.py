@@ -1,23 +1,29 @@
 """The MCTS driver.  Start here.
 
-One simulation is ``select -> expand -> rollout -> backup`` (the loop lives
-in ``engine/walk.pyx`` over ``engine/pool.pyx``, in nogil Cython):
+One simulation is ``descend -> expand -> rollout -> backup`` (the loop lives
+in ``engine/walk.pyx`` over ``engine/pool.pyx``, in nogil Cython), through
+the tree policy ``search.tree`` names (``engine/tree_policies.py``):
 
-* select: UCB1 with ``K = 0.7`` on rewards in [0, 1], ties at random
-  (Powley et al., section 2), or PUCT ``Q + c_puct P sqrt(N_parent)/(1+N)``
-  (AlphaGo), optionally blended with RAVE/AMAF and the M-MCTS memory value
-  ``(1 - lambda_s) V + lambda_s V_M`` (Xiao et al., section 5);
-* expand: one node per simulation, the first move chosen that is not yet in
-  the tree; with net priors it starts at ``V = 0.5 (1 + p/p_max)``,
-  ``N = cnn_strength p/p_max`` (Gelly & Silver; the M-MCTS baseline);
+* the rave tree (``search.tree = "rave"``, the default; ``engine/tree_rave.pyx``):
+  a child's value blends its mean with its AMAF (RAVE) value and the prior
+  knowledge's virtual visits (Fuego/Pachi style, ``[tree]``); a leaf gets
+  all its children at ``tree.expand_visits``; a node that reaches
+  ``tree.net_visits`` asks the net once (queued, answered in batches) and
+  its priors join the children as ``net_equiv * sqrt(p)`` visits;
+  optionally the net's value is mixed into each result
+  (``tree.value_lambda``, AlphaGo's lambda) and the M-MCTS memory value into
+  selection (Xiao et al., section 5);
+* the first round's tree (``search.tree = "uct"``; ``engine/tree_uct.pyx``,
+  kept for the paper reproductions): UCB1 or PUCT, one node a simulation,
+  net priors for the first ``dcnn_nodes`` nodes;
 * rollout: ``board_ext`` playout with the configured policy (random, expert,
-  or BHRF in front of either);
-* backup: N and W along the path; the memory's V_M with decay ``eta``
-  (equation 9).
+  moggy, or BHRF in front of one);
+* backup: N and W along the path, AMAF for the rave tree, the memory's V_M
+  with decay ``eta`` (equation 9).
 
-This module drives that loop: budgets and time, batched net calls under
-virtual loss for the first ``dcnn_nodes`` nodes, tree reuse, pass/resign
-rules, and analysis for GUIs.  It never imports torch.
+This module drives that loop: budgets and time, tree reuse, pass/resign
+rules, and analysis for GUIs; the tree policy owns what differs between
+trees.  It never imports torch.
 
 State groups (as KataGo's search.h): constant config (``self.cfg``),
 external objects (``self.evaluator``, ``self.memory``, ``self.bhrf``), and

@@ -1,5 +1,5 @@
 # The interface of a tree policy (Pachi's uct/policy/*.c in spirit): one
-# struct of functions, registered once in walk.pyx's TREE_POLICIES.  The walk
+# struct of functions, named once in walk.pyx's tree_policy_named.  The walk
 # calls descend once a simulation, then the rollout, backup (walk.pyx) and
 # update; value is what selection and the analysis read of a child;
 # prepare_root runs before a search.
