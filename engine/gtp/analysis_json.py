@@ -33,7 +33,11 @@ One JSON object a line on stdin, one a line on stdout:
 - ``{"id": ..., "action": "clear_cache"}``: echoed.
 
 Queries are read on their own thread and answered by priority (higher
-first), then in arrival order, so several can be in flight.  A malformed
+first), then in arrival order, so several can be in flight.  A client that
+goes away (killed, crashed, or its end of our output closed:
+``engine.gtp.peer``) ends the session within a fraction of a second, the
+running search included; the end of input alone, with the output still
+read, lets every query read before it be answered.  A malformed
 line or query gets ``{"id": ..., "error": "...", "field": ...}`` and the
 server keeps serving.  The protocol is parsed here; the engine work is the
 Player's (search, score stats, net priors).
@@ -52,6 +56,7 @@ import threading
 from board_ext.board import BLACK, WHITE
 from engine import coords
 from engine.analysis import Avoid
+from engine.gtp.peer import OutputWatch
 from engine.player import Player, PlayerError
 
 log = logging.getLogger("gomcts.analysis_json")
@@ -476,13 +481,32 @@ class AnalysisServer:
         inp = inp if inp is not None else sys.stdin
         w = threading.Thread(target=self._worker, name="analysis-worker", daemon=True)
         w.start()
-        try:
-            for line in inp:
-                self.handle_line(line)
-        except (OSError, ValueError):
-            pass
+        done = threading.Event()               # the input ended, or the client went away
+
+        def read():
+            try:
+                for line in inp:
+                    if self._gone:
+                        break
+                    self.handle_line(line)
+            except (OSError, ValueError):
+                pass
+            done.set()
+
+        def gone():
+            self._client_gone()
+            done.set()
+
+        watch = OutputWatch(self.out, gone)
+        threading.Thread(target=read, name="analysis-reader", daemon=True).start()
+        done.wait()
         with self._cv:
             self._eof = True
             self._cv.notify_all()
-        w.join()
+        if self._gone:
+            self.player.close()            # the client is gone: the search stops now
+        while w.is_alive() and not self._gone:     # every query read is answered, unless the client goes
+            w.join(0.1)
+        w.join(1.0)                                # a search stops at once; start-up work is not waited on
+        watch.stop()
         self.player.close()

@@ -24,12 +24,16 @@ the main thread one by one.  Streaming analysis (``lz-analyze``,
 next input line arrives; that line is then processed normally.  Pondering
 uses the same mechanism between commands (the Player's :class:`Thinking`).
 
-The controller going away ends the session.  End of input (stdin closed)
-stops a running search at once (``Player.close``): the lines read before
-it are still answered, each ``genmove`` with the best move found so far,
-and then :meth:`GtpServer.serve` returns.  A reply that cannot be written
-(stdout closed: ``BrokenPipeError``) is dropped, stops the search and ends
-the session the same way (``out_closed``), without a traceback.
+The controller going away ends the session.  While it serves, the server
+watches its output (``engine.gtp.peer``): when the output's reader has gone
+(the controller was killed, crashed, or closed its ends of the pipes) the
+running search stops within a fraction of a second (``Player.close``) and
+:meth:`GtpServer.serve` returns, so the process exits; a reply that cannot
+be written (``BrokenPipeError``) does the same, without a traceback.  The
+end of input alone, with the output still read (``printf 'genmove b' |
+gtp_main.py``, a script), is not the controller going away: every command
+read before it is answered in full, as GNU Go, Pachi and Fuego answer piped
+input, and then the session ends.
 """
 from __future__ import annotations
 from __future__ import annotations
@@ -45,6 +49,7 @@ from engine.gtp.cmd_analysis import HELP as ANALYSIS_HELP, AnalysisCommands
 from engine.gtp.cmd_game import HELP as GAME_HELP, GameCommands
 from engine.gtp.cmd_params import HELP as PARAM_HELP, ParamCommands
 from engine.gtp.parse import GtpFail, ID_RE, clean_reply, preprocess  # noqa: F401 (the server's API)
+from engine.gtp.peer import OutputWatch
 from engine.player import Player, PlayerError
 
 PROTOCOL_VERSION = "2"
@@ -98,10 +103,15 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
                 self.out.write(text)
                 self.out.flush()
             except (BrokenPipeError, ValueError):    # closed pipe, closed file
-                self.out_closed = True
-                self.quit = True
-                self.player.close()
-                log.info("output closed: the controller is gone; ending the session")
+                self._controller_gone()
+
+    def _controller_gone(self):
+        """The output has no reader: stop the search, end the session."""
+        self.out_closed = True
+        self.quit = True
+        self.player.close()
+        self.queue.put(None)                     # wake a main loop waiting for input
+        log.info("output closed: the controller is gone; ending the session")
 
     def _stderr(self, text):
         """Text for the controller's other channel (GoGui's live graphics,
@@ -161,13 +171,17 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
         self.player.prepare()
         t = threading.Thread(target=self._reader, args=(inp,), daemon=True, name="gtp-reader")
         t.start()
-        while not self.quit:
-            if self.player.ponder and not self._input_waiting():
-                self._ponder_until_input()
-            raw = self._next_raw()
-            if raw is None:
-                break
-            self.handle_line(raw)
+        watch = OutputWatch(self.out, self._controller_gone)
+        try:
+            while not self.quit:
+                if self.player.ponder and not self._input_waiting():
+                    self._ponder_until_input()
+                raw = self._next_raw()
+                if raw is None:
+                    break
+                self.handle_line(raw)
+        finally:
+            watch.stop()
         self.player.close()        # no search outlives the session
         log.info("session ended")
 

@@ -1,0 +1,84 @@
+"""A search dies with its client: a real client process starts the engine
+on pipes, sets it searching (a 60 s genmove over GTP, a 10,000,000-visit
+query without partial results over JSON), and is killed or closes its ends
+of the pipes; the engine process is gone within 3 seconds."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.conftest import PY, ROOT
+
+pytestmark = pytest.mark.slow
+
+CLIENT = r'''
+import json, subprocess, sys, time
+mode, kind = sys.argv[1], sys.argv[2]
+engine = sys.argv[3:]
+p = subprocess.Popen(engine, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                     text=True, bufsize=1)
+if kind == "gtp":
+    p.stdin.write("name\n"); p.stdin.flush()
+    while p.stdout.readline().strip() == "":
+        pass
+    p.stdout.readline()
+    p.stdin.write("genmove b\n"); p.stdin.flush()
+else:
+    p.stdin.write(json.dumps({"id": "v", "action": "query_version"}) + "\n"); p.stdin.flush()
+    p.stdout.readline()
+    q = {"id": "q", "moves": [], "rules": "chinese", "komi": 7, "boardXSize": 9, "boardYSize": 9,
+         "maxVisits": 10000000}
+    p.stdin.write(json.dumps(q) + "\n"); p.stdin.flush()
+time.sleep(1.0)                         # searching now
+print(p.pid, flush=True)
+if mode == "close":
+    p.stdin.close()
+    p.stdout.close()
+time.sleep(600)
+'''
+
+
+def _alive(pid):
+    """Running (a zombie, exited but not yet reaped by its new parent, is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def _engine(kind):
+    cmd = [PY, os.path.join(ROOT, "gtp_main.py")] + (["analysis"] if kind == "json" else [])
+    return cmd + ["--config", os.path.join(ROOT, "configs", "9x9.toml"), "--log-level", "WARNING",
+                  "--set", "search.seconds=60", "--set", "search.playouts=100000000", "--set", "player.book=false"]
+
+
+@pytest.mark.parametrize("kind", ["gtp", "json"])
+@pytest.mark.parametrize("mode", ["kill", "close"])
+def test_the_engine_leaves_with_its_client(tmp_path, kind, mode):
+    script = tmp_path / "client.py"
+    script.write_text(CLIENT)
+    client = subprocess.Popen([sys.executable, str(script), mode, kind] + _engine(kind),
+                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    pid = None
+    try:
+        pid = int(client.stdout.readline())
+        assert _alive(pid)
+        time.sleep(0.5)
+        assert _alive(pid), "the engine ended before its client went away"
+        if mode == "kill":
+            client.send_signal(signal.SIGKILL)
+            client.wait()
+        t0 = time.time()
+        while _alive(pid) and time.time() - t0 < 3.0:
+            time.sleep(0.05)
+        assert not _alive(pid), f"the engine ({kind}) still runs 3 s after its client went away ({mode})"
+    finally:
+        if client.poll() is None:
+            client.kill()
+            client.wait()
+        if pid and _alive(pid):
+            os.kill(pid, signal.SIGKILL)
