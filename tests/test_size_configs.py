@@ -136,13 +136,44 @@ def test_the_servers_serve_a_player_handed_in():
     assert json.loads(out.getvalue().splitlines()[0])["id"] == "x"
 
 
-def test_override_version_for_lizzie():
-    """Lizzie reads `version` as Leela Zero's (0.15 or later, or a dialog)
-    and uses kata-analyze when the command line names override-version."""
-    p = subprocess.run([PY, f"{ROOT}/gtp_main.py", "--log-level", "WARNING", "-override-version", "0.17",
-                        "--set", "prior.evaluator=expert"], input="version\nquit\n",
-                       capture_output=True, text=True, cwd=ROOT, timeout=120)
-    assert p.returncode == 0 and "= 0.17" in p.stdout.splitlines()
+def lizzie_mode(command, replies):
+    """Lizzie's own rule (featurecat/lizzie ebeb446, Leelaz.java: the
+    constructor, startEngine() and parseLine()): the command line's
+    override-version sets KataGo mode, startEngine() resets it, a ``name``
+    reply whose first word starts with "KataGo" sets it again and skips the
+    version check; otherwise ``version`` is read as Leela Zero's
+    major.minor (a dialog below 0.15).  (analysis command, dialog?)."""
+    is_katago = "override-version" in command.lower()      # the constructor
+    is_katago = False                                       # startEngine()
+    dialog = False
+    name_line, version_line = replies
+    params = name_line.strip().split(" ")
+    if len(params) > 1 and params[1].startswith("KataGo"):
+        is_katago = True
+    if not is_katago:
+        params = version_line.strip().split(" ")
+        dialog = int(params[1].split(".")[1]) < 15
+    return ("kata-analyze" if is_katago else "lz-analyze"), dialog
+
+
+def _name_and_version(args):
+    p = subprocess.run([PY, f"{ROOT}/gtp_main.py", "--log-level", "WARNING", "--set", "prior.evaluator=expert"] + args,
+                       input="name\nversion\nquit\n", capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert p.returncode == 0
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("=")]
+    return lines[0], lines[1]
+
+
+def test_the_lizzie_recipe_gets_lizzies_katago_mode():
+    """docs/GTP.md's Lizzie recipe, run through Lizzie's own engine-mode
+    rule: kata-analyze (score leads, ownership) and no version dialog;
+    the flag alone, which the last recipe documented, gets lz-analyze."""
+    recipe = ["--set", "gtp.name=KataGo-gomcts", "-override-version", "0.17"]
+    replies = _name_and_version(recipe)
+    assert replies[0] == "= KataGo-gomcts" and replies[1] == "= 0.17"
+    assert lizzie_mode("gtp_main.py " + " ".join(recipe), replies) == ("kata-analyze", False)
+    flag_only = ["-override-version", "0.17"]
+    assert lizzie_mode("gtp_main.py " + " ".join(flag_only), _name_and_version(flag_only)) == ("lz-analyze", False)
 
 
 def test_the_shipped_net_path_works_from_any_folder(tmp_path, monkeypatch):
