@@ -231,3 +231,27 @@ def test_report_keeps_its_notes_and_the_file_holds_no_results(tmp_path):
     bad.write_text('name = "b"\nsize = 9\nnotes = """prose"""\n[[variant]]\nseries = "s"\nx = 1\n')
     with pytest.raises(experiment.ExperimentError, match="'notes'"):
         experiment.load(str(bad))
+
+
+@pytest.mark.slow
+def test_a_trial_run_writes_only_to_its_out_folder(tmp_path, monkeypatch):
+    """Without --publish a run touches nothing of the repository: its games,
+    report, plot and tallies are in --out; with --publish the same run is
+    a published row (docs/results, records/results, records/games)."""
+    repo = tmp_path / "repo"
+    monkeypatch.setattr(experiment, "HERE", str(repo))
+    f = tmp_path / "trial.toml"
+    f.write_text('name = "trial"\nsize = 5\nkomi = 0.5\ngames = 1\nworkers = 1\n'
+                 'common = ["search.seconds=0", "search.threads=1", "prior.evaluator=expert", '
+                 '"pool.pool_size=20000"]\n'
+                 'baseline = ["search.playouts=20"]\n[[variant]]\nseries = "s"\nx = 1\nsets = ["search.playouts=30"]\n')
+    out = tmp_path / "runs" / "trial"
+    assert experiment.main([str(f), "--out", str(out), "--games", "1"]) is None
+    assert not repo.exists()                                   # nothing written outside runs/
+    assert sorted(p.name for p in out.iterdir()) == ["report.md", "report.png", "s-1", "tallies.json"]
+    assert json.loads((out / "tallies.json").read_text())["s-1"]["games"] == 1
+    assert "| s-1 |" in (out / "report.md").read_text()
+    assert experiment.main([str(f), "--out", str(out), "--games", "1", "--report-only", "--publish"]) is None
+    assert (repo / "docs" / "results" / "trial.md").exists()
+    assert (repo / "records" / "results" / "trial.json").exists()
+    assert (repo / "records" / "games" / "trial" / "s-1.jsonl.gz").exists()

@@ -1,8 +1,15 @@
 """Paper experiments: two configs of our engine, game after game.
 
     python -m tools.experiment configs/paper/pool-fig2.toml [--games N] [--workers W]
-                                [--only SERIES] [--report-only]
+                                [--only SERIES] [--report-only] [--out DIR] [--publish]
                                 [--ray | --ray-address HOST:PORT]
+
+A run writes only to its out folder (default ``runs/paper/<name>``, which git
+ignores): the games, and the report, plot and tallies as
+``<out>/report.md``, ``report.png`` and ``tallies.json``.  ``--publish``
+makes it a published row: the report and plot go to
+``docs/results/<name>.md/.png``, the tallies to ``records/results/``, each
+variant's records to ``records/games/<name>/``, all listed in the manifest.
 
 The games run in ``--workers`` processes (default: the file's ``workers``)
 or as Ray tasks (``--ray``: a local Ray instance, all cores;
@@ -11,7 +18,7 @@ way this process writes every record.
 
 An experiment file names a board, a baseline and variants::
 
-    name = "pool-fig2"            # results go to docs/results/<name>.md/.png
+    name = "pool-fig2"            # published to docs/results/<name>.md/.png
     title = "..."
     size = 9
     komi = 7.0
@@ -40,11 +47,12 @@ resignation or ``3*size*size`` moves, and the final position is scored by
 area (Tromp-Taylor; both players treat two passes that way, so neither
 passes with dead stones that would lose).  Every game
 is written atomically to ``runs/paper/<name>/<variant>/game-NNNN.json``, so
-an interrupted run resumes where it stopped.  A run, and ``--report-only``,
-also keep each variant's records in ``records/games/<name>/`` (one
-gzipped JSON line a game) and write back the ones missing under the out
-directory before they start, so a run stopped short of its target resumes
-in a fresh checkout too.  The report gives each variant's win rate with its
+an interrupted run resumes where it stopped.  A published run, and
+``--report-only --publish``, also keep each variant's records in
+``records/games/<name>/`` (one gzipped JSON line a game); every run writes
+back the archived records missing under the out directory before it
+starts, so a run stopped short of its target resumes in a fresh checkout
+too.  The report gives each variant's win rate with its
 Wilson 95% interval.  What the figures mean is written by hand under the
 report's ``## Notes`` heading (docs/results/<name>.md), which a new report
 keeps; the experiment file holds settings only.
@@ -344,19 +352,22 @@ def run(exp, out_root, games=None, workers=None, only=None, xs=None, ray=None, r
     return fan.placement()
 
 
-def result_path(exp, ext):
+def result_path(exp, ext, out_root=None):
     """docs/results/<name>.<ext>: the report (md) and its plot (png); and
     records/results/<name>.json: each variant's tally, which lets a report
     made where some variants' games are absent (another checkout, a run of
-    --only) keep their rows."""
+    --only) keep their rows.  With ``out_root`` (a run not published):
+    ``<out_root>/report.<ext>`` and ``<out_root>/tallies.json``."""
+    if out_root is not None:
+        return os.path.join(out_root, "tallies.json" if ext == "json" else f"report.{ext}")
     if ext == "json":
         return os.path.join(HERE, "records", "results", f"{exp['name']}.json")
     return os.path.join(HERE, "docs", "results", f"{exp['name']}.{ext}")
 
 
-def load_tallies(exp):
+def load_tallies(exp, out_root=None):
     try:
-        with open(result_path(exp, "json")) as fh:
+        with open(result_path(exp, "json", out_root)) as fh:
             return json.load(fh)
     except FileNotFoundError:
         return {}
@@ -366,11 +377,12 @@ def load_tallies(exp):
 EXTRA = ("black", "white", "sim_ratio")
 
 
-def save_tallies(exp, rows):
+def save_tallies(exp, rows, out_root=None):
     t = {r["label"]: {k: r[k] for k in ("games", "wins", "moves", "seconds") + EXTRA if k in r}
          for r in rows if r["games"]}
-    atomic_write(result_path(exp, "json"), json.dumps(t, indent=1, sort_keys=True) + "\n")
-    publish.register([result_path(exp, "json")], records=os.path.join(HERE, "records"))
+    atomic_write(result_path(exp, "json", out_root), json.dumps(t, indent=1, sort_keys=True) + "\n")
+    if out_root is None:
+        publish.register([result_path(exp, "json")], records=os.path.join(HERE, "records"))
 
 
 def collect(exp, out_root, stored=None):
@@ -522,6 +534,9 @@ def main(argv=None):
                     help="run only the variants with these x values")
     ap.add_argument("--out", help="where games go (default runs/paper/<name>)")
     ap.add_argument("--report-only", action="store_true")
+    ap.add_argument("--publish", action="store_true",
+                    help="publish the row: docs/results/<name>.md/.png, records/results/, records/games/ "
+                         "(default: the report goes to the out folder only)")
     add_arguments(ap)
     args = ap.parse_args(argv)
     ray = ray_target(ap, args, args.workers)
@@ -535,12 +550,19 @@ def main(argv=None):
         except FanoutError as e:
             print(f"experiment: {e}", file=sys.stderr)
             return 2
-    archive(exp, out_root)
-    os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
-    rows = collect(exp, out_root, load_tallies(exp))
-    save_tallies(exp, rows)
-    report(exp, rows, result_path(exp, "md"), result_path(exp, "png"), [os.path.relpath(args.config, HERE) if os.path.isabs(args.config)
-                                else args.config])
+    where = None if args.publish else out_root
+    if args.publish:
+        archive(exp, out_root)
+        os.makedirs(os.path.join(HERE, "docs", "results"), exist_ok=True)
+    else:
+        os.makedirs(out_root, exist_ok=True)
+    rows = collect(exp, out_root, load_tallies(exp))      # the published tallies keep the rows not rerun
+    save_tallies(exp, rows, where)
+    report(exp, rows, result_path(exp, "md", where), result_path(exp, "png", where),
+           [os.path.relpath(args.config, HERE) if os.path.isabs(args.config) else args.config])
+    if not args.publish:
+        print(f"experiment: report in {result_path(exp, 'md', where)} (--publish makes it a published row)",
+              file=sys.stderr)
     for r in rows:
         print(f"{r['label']}: {r['games']} games, win rate {100 * r['winrate']:.1f}% "
               f"[{100 * r['lo']:.1f}, {100 * r['hi']:.1f}]")
