@@ -35,10 +35,11 @@ def main(argv=None):
                          "uses kata-analyze when the command line names this flag; docs/GTP.md)")
     args = ap.parse_args(argv)
     from engine.config import SHIPPED_CONFIG, ConfigError, load, pool_refused
-    from engine.factory import net_device
+    from engine.factory import check_weights, net_device
     try:
         cfg = load(args.config or SHIPPED_CONFIG, args.set)
         net_device(cfg)         # net.device = cuda where torch sees no GPU stops here
+        check_weights(cfg)      # a net named that is not there stops here, not in silence
         why = pool_refused(cfg, cfg.gtp.boardsize)
         if why is not None:     # the first board's search could never be built
             raise ConfigError(why)

@@ -116,6 +116,29 @@ def fallback_evaluator():
     return ExpertEvaluator()
 
 
+def check_weights(cfg, sizes=(9, 13, 19)):
+    """Every ``net.weights`` the config names (for every size, and each
+    shipped size's table) is a readable file: ConfigError naming the key
+    and the path otherwise.  A net asked for by name that is not there is
+    an error at start-up, never a weaker engine in silence; an empty
+    ``net.weights`` keeps the shipped fallback (nets/weights/<n>x<n>.pt,
+    the 19x19 net read at 13x13, expert priors where there is none)."""
+    from engine.config import ConfigError, at_size
+    seen = set()
+    for size in sizes:
+        c = at_size(cfg, size)
+        w = c.net.weights
+        if not w or c.prior.evaluator != "net" or w in seen:
+            continue
+        seen.add(w)
+        path = weights_file(w)
+        if not os.path.isfile(path):
+            raise ConfigError(f"net.weights: {w}: no such file" + ("" if cfg.net.weights == w else
+                                                                    f" (the {size}x{size} table's)"))
+        if not os.access(path, os.R_OK):
+            raise ConfigError(f"net.weights: {w}: not readable")
+
+
 def net_device(cfg):
     """The torch device of ``net.device`` ("cpu" without importing torch);
     ConfigError naming the key when it asks for a GPU that torch does not

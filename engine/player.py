@@ -242,6 +242,9 @@ class Player(PlayerOptions):
                 from engine import factory
                 ev = factory.load_evaluator(configmod.replace(self.cfg, **{"prior.evaluator": "net"}), size)
         except Exception as e:
+            if self._evaluator_factory is None and configmod.at_size(self.cfg, size).net.weights:
+                # a net named by the user that does not load: an error, never a weaker engine in silence
+                raise PlayerError(f"cannot use net.weights for {size}x{size}: {e}") from None
             log.warning("no net for %dx%d: %s", size, size, e)
             print(f"gomcts: no net for {size}x{size} ({e}); "
                   f"continuing without it", file=sys.stderr, flush=True)

@@ -452,10 +452,23 @@ def test_gogui_analyze_commands(eng):
     assert {"param", "gfx"} <= seen
 
 
-def test_rawnet_without_weights_falls_back(tmp_path, capsys):
-    e = make_engine("net.rawnet=true", f"net.weights={tmp_path}/none.pt")
+def test_a_named_net_that_does_not_load_is_an_error_not_a_weaker_engine(tmp_path, capsys):
+    """net.weights names a file that is not a net: genmove says so (the
+    start-up check, gtp_main, refuses a path that is not there at all)."""
+    bad = tmp_path / "bad.pt"
+    bad.write_bytes(b"not a torch file")
+    e = make_engine("net.rawnet=true", f"net.weights={bad}")
+    reply = e.respond("genmove b")
+    assert reply.startswith("? cannot use net.weights for 9x9") and str(bad) in reply
+    ok(e, "name")                                   # the session goes on
+
+
+def test_rawnet_falls_back_where_no_net_is_named(capsys):
+    """Without a named net, a size with no weights keeps the fallback
+    (the search on expert priors), said once on stderr."""
+    e = make_engine("net.rawnet=true", "gtp.boardsize=7", "size.9.net.weights=")
     mv = ok(e, "genmove b")
-    assert re.fullmatch(r"[A-HJ]\d|pass", mv)
+    assert re.fullmatch(r"[A-G]\d|pass", mv)
     assert e.player.last["source"] == "search"
 
 

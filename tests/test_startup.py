@@ -146,3 +146,20 @@ def test_fixed_simulations_stay_reachable():
     fixed-simulation engine."""
     for config in ("9x9.toml", "13x13.toml", "19x19.toml"):
         assert budget(config, ["search.seconds=0", "search.playouts=10000"]) == (10000, None)
+
+
+def test_a_named_net_that_is_not_there_stops_the_start(tmp_path):
+    """A weights path the user names that is not a readable file is an
+    error at start-up, naming the key and the path (GUIs hide stderr's
+    warnings: a weaker engine in silence is what a user would hit)."""
+    import subprocess
+    from tests.conftest import PY
+    for sets in (["net.weights=nets/weights/no-such-net.pt"], ["size.19.net.weights=nope/19.pt"]):
+        p = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py")] + [a for s in sets for a in ("--set", s)],
+                           input="name\nquit\n", capture_output=True, text=True, timeout=120)
+        assert p.returncode == 2 and p.stdout == ""
+        assert "net.weights" in p.stderr and sets[0].split("=")[1] in p.stderr
+    ok = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--log-level", "WARNING", "--set",
+                         "prior.evaluator=expert", "--set", "net.weights=nets/weights/no-such-net.pt"],
+                        input="name\nquit\n", capture_output=True, text=True, timeout=120)
+    assert ok.returncode == 0                       # no net asked for: the path is not read
