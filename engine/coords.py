@@ -22,6 +22,13 @@ class BadVertex(ValueError):
     """A vertex string that names no point of the board."""
 
 
+def shown(text, limit=20):
+    """A vertex as an error names it: at most ``limit`` characters (a
+    client's 1 MB garbage is not echoed back)."""
+    text = str(text)
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def pass_move(size):
     return size * size
 
@@ -51,11 +58,11 @@ def from_gtp(text, size):
     if t == "PASS":
         return size * size
     if len(t) < 2 or t[0] not in GTP_LETTERS or not (t[1:].isascii() and t[1:].isdigit()):
-        raise BadVertex(f"invalid vertex '{text}'")
+        raise BadVertex(f"invalid vertex '{shown(text)}'")
     x = GTP_LETTERS.index(t[0])
     y = int(t[1:]) - 1
     if not (0 <= x < size and 0 <= y < size):
-        raise BadVertex(f"vertex '{text}' is off the {size}x{size} board")
+        raise BadVertex(f"vertex '{shown(text)}' is off the {size}x{size} board")
     return from_xy(x, y, size)
 
 

@@ -583,7 +583,7 @@ class Player(PlayerOptions):
 
     # ================================================================ move generation
     def genmove(self, color, play=True, cleanup=False, on_info=None, info_interval=0.1,
-                budget=None, avoid=()):
+                budget=None, avoid=(), exact=False):
         """Pick a move for ``color`` and play it when ``play``.  Returns the
         flat move (pass = size*size) or -1 for resign.
 
@@ -591,7 +591,8 @@ class Player(PlayerOptions):
         ``on_info(rows)`` gets the search's root analysis every
         ``info_interval`` seconds while it thinks.  ``budget`` =
         (playouts, seconds) replaces the configured budget and the clock
-        (None in either place: no bound of that kind).  :attr:`interrupt`
+        (None in either place: no bound of that kind); ``exact``: no early
+        stop, so a budget of visits is searched whole.  :attr:`interrupt`
         (and :meth:`close`) stops the search early.  ``avoid``: moves not to choose (the
         analysis commands' avoid/allow; the search's root forbids them)."""
         game = self.game
@@ -638,7 +639,7 @@ class Player(PlayerOptions):
                     on_info(rows)
             res = s.run(playouts=playouts, seconds=secs if secs else None, extend_to=extend_to,
                         stop_event=self.interrupt, callback=cb,
-                        callback_interval=info_interval or 0.1)
+                        callback_interval=info_interval or 0.1, exact=exact)
             move = res.move
         if move is None:
             move = board.pass_move

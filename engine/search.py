@@ -433,8 +433,9 @@ class Search:
                     self._memory_refresh(node)
 
     def run(self, playouts=None, seconds=None, stop_event=None, callback=None, callback_interval=0.1,
-            extend_to=None):
+            extend_to=None, exact=False):
         """Search the position set by set_position; returns a SearchResult.
+        ``exact``: no early stop (an analysis asked for so many visits gets them).
 
         Budget: `playouts` simulations and/or `seconds` (config defaults
         when both are None). Stops early when the best move cannot be
@@ -468,7 +469,7 @@ class Search:
         step = self._threaded_stepper(playouts) if threaded else self.policy.stepper(self)
         try:
             done, stopped_by = self._loop(step, playouts, seconds, extend_to, stop_event, callback,
-                                                    callback_interval, t0, t_loop, start_visits, threaded)
+                                          callback_interval, t0, t_loop, start_visits, threaded, exact)
         finally:
             if threaded:
                 done += step.close()
@@ -479,7 +480,7 @@ class Search:
         return res
 
     def _loop(self, step, playouts, seconds, extend_to, stop_event, callback, callback_interval, t0, t_loop,
-              start_visits, threaded):
+              start_visits, threaded, exact=False):
         """The search loop: steps until the budget, the clock, an interrupt,
         a full pool or early stop ends it; returns (simulations, stopped_by)."""
         c = self.cfg.search
@@ -515,7 +516,7 @@ class Search:
                     continue
                 stopped_by = "extended" if extended else "time"
                 break
-            if c.early_stop and done > 64 and (seconds is None or now - t_loop >= 0.05):
+            if c.early_stop and not exact and done > 64 and (seconds is None or now - t_loop >= 0.05):
                 remaining = left if playouts is not None else 1 << 30
                 if seconds is not None:
                     rate = done / max(now - t_loop, 1e-6)

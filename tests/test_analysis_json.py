@@ -93,3 +93,26 @@ def test_gtp_main_analysis_mode():
     assert p.returncode == 0, p.stderr
     r = json.loads(p.stdout.splitlines()[-1])
     assert r["id"] == "q1" and r["turnNumber"] == 2 and r["moveInfos"]
+
+
+def test_unused_fields_and_approximated_rules_are_warned_and_visits_asked_are_searched():
+    """As KataGo: a top-level key not read here (maxTime belongs in
+    overrideSettings) gets a warning line naming it; rules scored by other
+    rules get a warning saying how; a query that names its visits gets
+    them all (no early stop)."""
+    import io
+    from engine.config import load
+    from engine.gtp.analysis_json import AnalysisServer
+    from tests.conftest import SMALL
+    out = io.StringIO()
+    srv = AnalysisServer(load(None, SMALL + ["prior.evaluator=expert", "search.early_stop=true"]), out=out)
+    q = {"id": "a", "moves": [["B", "E5"]], "rules": "tromp-taylor", "komi": 7, "boardXSize": 9,
+         "boardYSize": 9, "maxVisits": 600, "maxTime": 1.0, "frobnicate": 1}
+    srv.serve(io.StringIO(json.dumps(q) + "\n"))
+    lines = [json.loads(x) for x in out.getvalue().splitlines()]
+    warned = {(x.get("field"), x["warning"]) for x in lines if "warning" in x}
+    assert ("maxTime", "Unexpected or unused field (it belongs in overrideSettings)") in warned
+    assert ("frobnicate", "Unexpected or unused field") in warned
+    assert any(f == "rules" and "tromp-taylor" in w and "chinese" in w for f, w in warned)
+    final = [x for x in lines if "rootInfo" in x][-1]
+    assert final["rootInfo"]["visits"] >= 600

@@ -876,3 +876,9 @@ def test_a_pool_that_cannot_hold_one_expansion_names_the_key():
     from engine.search import Search
     with pytest.raises(ConfigError, match="pool.pool_size"):
         Search(load(None, ["pool.pool_size=100"])).set_position(Board(19), 7.5)
+
+
+def test_a_huge_bad_vertex_is_not_echoed_whole(eng):
+    reply = eng.respond("play b " + "Z" * 1_000_000)
+    assert reply.startswith("? ") and len(reply) < 200 and "1000000 characters" in reply
+    ok(eng, "name")

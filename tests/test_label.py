@@ -191,3 +191,16 @@ def test_bad_arguments_are_refused():
         label.main(["--teacher", "x", "--in", "y", "--out", "z", "--visits", "0"])
     with pytest.raises(SystemExit):
         label.main(["--teacher", "x", "--in", "y", "--out", "z", "--offset", "-1"])
+
+
+def test_a_teacher_that_is_not_there_is_named_once(tmp_path, capsys):
+    """No KataGo at the path given: one line naming it, nothing labelled,
+    not one error a chunk."""
+    src = tmp_path / "src"
+    write_source(str(src))
+    write_source(str(src), name="SP_00002.npz")
+    rc = label.main(["--teacher", f"{tmp_path}/katago analysis -model x", "--in", str(src),
+                     "--out", str(tmp_path / "out"), "--chunk-files", "1"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.count("no such executable") == 1 and "katago" in err
+    assert not (tmp_path / "out").exists()

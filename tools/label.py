@@ -72,6 +72,25 @@ class TeacherDied(RuntimeError):
     """The teacher process exited or stopped answering."""
 
 
+def teacher_problem(command):
+    """Why the teacher command cannot start (its program is not there or
+    not executable, or the line does not parse), or None."""
+    import shutil
+    try:
+        argv = shlex.split(command) if isinstance(command, str) else list(command)
+    except ValueError as e:
+        return f"the teacher command does not parse: {e}"
+    if not argv:
+        return "the teacher command is empty"
+    prog = argv[0]
+    if os.sep in prog:
+        if not os.path.isfile(prog) or not os.access(prog, os.X_OK):
+            return f"{prog}: no such executable (build KataGo: docs/TEACHER.md)"
+    elif shutil.which(prog) is None:
+        return f"{prog}: not on PATH (build KataGo and give its path: docs/TEACHER.md)"
+    return None
+
+
 class Teacher:
     """A JSON analysis engine as a subprocess: one query out, its answers back."""
 
@@ -375,6 +394,10 @@ def main(argv=None):
         ap.error("--visits, --every and --chunk-files must be positive, --limit and --offset not negative")
     if (args.workers is not None and args.workers < 1) or args.timeout <= 0 or args.restarts < 0:
         ap.error("--workers and --timeout must be positive, --restarts not negative")
+    why = teacher_problem(args.teacher)
+    if why and not ray:                    # (on Ray the teacher lives on the nodes)
+        print(f"label: {why}", file=sys.stderr)
+        return 2
     os.makedirs(args.out, exist_ok=True)
     todo = [c for c in chunks(args.inputs, args.chunk_files, args.partial)
             if not os.path.exists(out_path(args.out, args.visits, c, args.offset))]

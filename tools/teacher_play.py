@@ -52,7 +52,7 @@ from board_ext.board import Board
 from engine import coords
 from nets.shards import data_root, make_shard, pack_teacher, save_shard
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
-from tools.label import Teacher, TeacherDied, parse_answer
+from tools.label import Teacher, TeacherDied, parse_answer, teacher_problem
 
 
 class Game:
@@ -291,6 +291,10 @@ def main(argv=None):
                 opening_temp=a.opening_temp, temp=a.temp, resign=a.resign, resign_turns=a.resign_turns,
                 playout=a.playout, max_moves=a.max_moves or int(1.3 * a.size * a.size),
                 retries=a.retries, in_flight=a.in_flight)
+    why = teacher_problem(a.teacher)
+    if why and not ray:
+        print(f"teacher_play: {why}", file=sys.stderr)
+        return 2
     out = a.out or os.path.join(data_root(), "teacher-play", f"{a.size}x{a.size}-{net_name(a.teacher)}")
     os.makedirs(out, exist_ok=True)
     n_chunks = -(-a.games // a.chunk_games) if a.games else None

@@ -17,7 +17,12 @@ One JSON object a line on stdin, one a line on stdout:
   ``maxPlayouts``, ``maxTime``, ``reportAnalysisWinratesAs``; any other
   key gets a ``warning`` line naming it, as KataGo's); without maxVisits
   or maxTime a query thinks by the config's clock (``search.seconds``,
-  capped by ``search.playouts``); other keys are accepted and ignored;
+  capped by ``search.playouts``); a query that names its visits gets them
+  all (no early stop), unless maxTime or a terminate ends it first; any
+  other top-level key is answered with KataGo's warning line ("Unexpected
+  or unused field", the field named), and rule names scored here by other
+  rules (tromp-taylor, stone_scoring, rules objects ...) with a warning
+  line saying how they are scored;
 - a response per analysed turn: ``id``, ``turnNumber``, ``isDuringSearch``
   false, ``moveInfos`` (move, visits, winrate, scoreLead, scoreMean,
   scoreStdev, prior, lcb, order, pv), ``rootInfo`` (visits, winrate,
@@ -70,6 +75,16 @@ RULES = {"chinese": "chinese", "chineseogs": "chinese", "chinesekgs": "chinese",
          "korean": "japanese", "tromptaylor": "chinese", "tt": "chinese", "stonescoring": "chinese",
          "agabutton": "aga", "ancientarea": "chinese", "ancientterritory": "japanese",
          "goe": "chinese", "ing": "chinese"}
+# names scored here by other rules than their own: answered, with a warning line
+RULES_APPROXIMATED = {"tromptaylor": "chinese (simple ko, no suicide; tromp-taylor allows suicide and uses superko)",
+                      "tt": "chinese (simple ko, no suicide; tromp-taylor allows suicide and uses superko)",
+                      "stonescoring": "chinese (area: stones and territory; stone scoring counts stones only)",
+                      "ancientarea": "chinese", "ancientterritory": "japanese", "goe": "chinese (no Ing ko rules)",
+                      "ing": "chinese (no Ing ko rules)"}
+# the top-level query keys read here; any other gets KataGo's warning line
+QUERY_KEYS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
+              "analyzeTurns", "maxVisits", "includeOwnership", "includeMovesOwnership", "includePolicy",
+              "priority", "reportDuringSearchEvery", "avoidMoves", "allowMoves", "overrideSettings"}
 MAX_VISITS = 10**9
 # overrideSettings keys with a meaning here (the others get a warning line)
 OVERRIDES_HONOURED = ("maxVisits", "maxPlayouts", "maxTime", "reportAnalysisWinratesAs")
@@ -234,7 +249,7 @@ class AnalysisServer:
                 try:
                     coords.from_gtp(str(m[1]), x)
                 except ValueError:
-                    raise QueryError(f"{key}: bad vertex '{m[1]}'", key) from None
+                    raise QueryError(f"{key}: bad vertex '{coords.shown(m[1])}'", key) from None
         turns = q.get("analyzeTurns", [len(moves)])
         if not isinstance(turns, list) or not all(isinstance(t, int) and not isinstance(t, bool)
                                                   and 0 <= t <= len(moves) for t in turns):
@@ -260,6 +275,16 @@ class AnalysisServer:
                              "reportDuringSearchEvery")
         self._check_moves_lists(q, x)
         self._check_overrides(q)
+        for k in sorted(set(q) - QUERY_KEYS, key=str):      # as KataGo: answered, the field named
+            hint = " (it belongs in overrideSettings)" if k in OVERRIDES_HONOURED else ""
+            self._send({"id": q["id"], "warning": f"Unexpected or unused field{hint}", "field": str(k)[:100]})
+        if isinstance(rules, dict):
+            self._send({"id": q["id"], "warning": "rules objects are scored as chinese here", "field": "rules"})
+        else:
+            approx = RULES_APPROXIMATED.get(re.sub(r"[\s_\-]+", "", rules.lower()))
+            if approx:
+                self._send({"id": q["id"], "warning": f"rules '{rules[:40]}' are scored as {approx} here",
+                            "field": "rules"})
         return turns
 
     @staticmethod
@@ -279,7 +304,7 @@ class AnalysisServer:
                     try:
                         coords.from_gtp(str(m), size)
                     except ValueError:
-                        raise QueryError(f"{key}: bad vertex '{m}'", key) from None
+                        raise QueryError(f"{key}: bad vertex '{coords.shown(m)}'", key) from None
                 d = e.get("untilDepth", 1)
                 if not isinstance(d, int) or isinstance(d, bool) or d < 1:
                     raise QueryError(f"{key}: untilDepth must be a positive integer", key)
@@ -395,8 +420,9 @@ class AnalysisServer:
             def on_info(rows):
                 scored(rows)
                 self._send(self._response(q, turn, sink[-1], scored.scored, to_move, during=True))
+        asked = "maxVisits" in q or any(k in (q.get("overrideSettings") or {}) for k in ("maxVisits", "maxPlayouts"))
         p.genmove(to_move, play=False, budget=(visits, secs), on_info=on_info,
-                  info_interval=float(every) if every else 0.1, avoid=avoid)
+                  info_interval=float(every) if every else 0.1, avoid=avoid, exact=asked)
         scored(p.search().analysis())
         return self._response(q, turn, sink[-1], scored.scored, to_move, during=False)
 

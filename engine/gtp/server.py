@@ -256,7 +256,7 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
 
     def vertex(self, text):
         if not text.isascii():
-            raise GtpFail(f"invalid vertex '{text}'")
+            raise GtpFail(f"invalid vertex '{coords.shown(text)}'")
         try:
             return coords.from_gtp(text, self.size)
         except coords.BadVertex as e:
