@@ -336,7 +336,7 @@ def pool_refused(cfg, size):
     fit), or None."""
     need = size * size + 2
     cfg = at_size(cfg, size)
-    if cfg.search.tree == "rave" and cfg.pool.pool_size < need:
+    if tree_policies.get(cfg.search.tree).expands_all and cfg.pool.pool_size < need:
         return (f"pool.pool_size = {cfg.pool.pool_size} cannot hold one expansion on {size}x{size} "
                 f"(the root and its {size * size + 1} children: at least {need} nodes)")
     return None

@@ -8,6 +8,8 @@ for and its weights exist, so the GTP server starts fast.
 import logging
 import os
 
+from engine import tree_policies
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 log = logging.getLogger("gomcts.factory")
@@ -66,7 +68,8 @@ def load_evaluator(cfg, size):
         raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
     for key in ("value_lambda", "value_visits"):
         v = getattr(cfg.tree, key)
-        if (max(v) if isinstance(v, tuple) else v) > 0 and cfg.search.tree == "rave" and not ev.has_value:
+        if (max(v) if isinstance(v, tuple) else v) > 0 and tree_policies.get(cfg.search.tree).reads_value \
+                and not ev.has_value:
             from engine.config import ConfigError
             raise ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
                               f"and tree.{key} = {v} uses its value")

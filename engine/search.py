@@ -35,11 +35,11 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 
-from board_ext.board import BLACK
 from board_ext.phases import board_phase
 from board_ext.playout import MoggyRates
 from engine import config as config_mod
 from engine import tree_policies
+from engine.netask import NetAsk
 from engine.walk import Tree
 
 RESIGN = -1
@@ -103,9 +103,7 @@ class Search:
         self._stop = threading.Event()
         self.last_result = None
         self._seed = cfg.search.seed or (int(time.time() * 1e6) & 0x7FFFFFFF)
-        self._mem_keys = {}      # node -> (memory key, move, parent) for M-MCTS updates
-        self._nets_asked = 0
-        self._mem_asked = 0
+        self.ask = NetAsk(self)  # the net and the memory as this search asks them (engine/netask.py)
         self._eg = None
         self.threads = search_threads(cfg)
         self.policy = tree_policies.get(cfg.search.tree)     # what differs between the trees
@@ -147,10 +145,8 @@ class Search:
         """The tree's constants that a change of setting may retune on a live
         tree (:meth:`retune`): the policy's own table and the shared ones."""
         c = config_mod.at_size(self.cfg, size)
-        return dict(K_prior=c.uct.K_prior, c_puct=c.uct.c_puct, tree_policy=c.uct.policy,
-                    expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
-                    fpu=c.tree.fpu, net_visits=c.tree.net_visits,
-                    cnn_strength=c.uct.cnn_strength, max_rollout_moves=c.search.max_rollout_moves,
+        return dict(expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
+                    fpu=c.tree.fpu, net_visits=c.tree.net_visits, max_rollout_moves=c.search.max_rollout_moves,
                     **self.policy.knobs(c))
 
     def retune(self, cfg, key):
@@ -162,7 +158,7 @@ class Search:
         must be rebuilt (the tree's kind, its rollouts, threads, seed or
         batch, and every other table)."""
         table = key.split(".", 1)[0]
-        if table not in ("search", "tree", "uct") or key in RETUNE_REBUILDS:
+        if table not in ("search", "tree", self.policy.table) or key in RETUNE_REBUILDS:
             return False
         if (cfg.search.tree, cfg.search.rollout) != (self.cfg.search.tree, self.cfg.search.rollout):
             return False
@@ -191,7 +187,7 @@ class Search:
             self.tree = self._new_tree(board.size)
             self.tree.set_root(board)
             self.root_board = board
-            self._mem_keys = {}
+            self.ask.forget_nodes()
             self._per_move(board)
             self._root_set()
             return False
@@ -217,7 +213,7 @@ class Search:
                     self.tree.set_root(board)
         if not reused:
             self.tree.set_root(board)
-            self._mem_keys = {}
+            self.ask.forget_nodes()
         self.policy.new_root(self)
         self.root_board = board
         self._per_move(board)
@@ -291,147 +287,6 @@ class Search:
         self._stop.set()
 
     # ---------------------------------------------------------------- run
-    @property
-    def _net(self):
-        """The evaluator the rave tree asks (a net; the torch-free prior
-        knowledge evaluators add nothing to the tree's own), or None."""
-        ev = self.evaluator
-        if ev is None or getattr(ev, "prior_knowledge", False):
-            return None
-        return ev
-
-    def _want_memory(self):
-        """M-MCTS adds (and queries) the new nodes of a search: every one as
-        in the paper (memory.nodes = 0), or only the first memory.nodes of
-        them.  Deviation, a knob: each memory node costs a net forward pass
-        for its Conv7 features, which at equal time costs the search most of
-        its simulations; with memory.nodes <= prior.dcnn_nodes the features
-        come from the forward passes that give the priors anyway."""
-        n = self.cfg.memory.nodes
-        return self.memory is not None and (n == 0 or self._mem_asked < n)
-
-    def _want_net(self):
-        return self.evaluator is not None and (
-            self._nets_asked < self.cfg.prior.dcnn_nodes or self._want_memory())
-
-    def _evaluate(self, nodes, boards):
-        want = self._want_memory()
-        priors, feats = self.evaluator.evaluate(boards, want_features=want)
-        for i, (node, b) in enumerate(zip(nodes, boards)):
-            if self._nets_asked < self.cfg.prior.dcnn_nodes:
-                if self.tree.set_priors(node, priors[i]):
-                    self._nets_asked += 1
-            if want and feats is not None:
-                self._memory_step(node, b, feats[i])
-                self._mem_asked += 1
-
-    def _answer_net(self, reqs):
-        """The rave tree's net requests [(node, move, parent, board)]: one
-        batched call; the priors go to each node's children, the features
-        (M-MCTS) to the memory."""
-        want = self._want_memory()
-        boards = [r[3] for r in reqs]
-        values = None
-        if self._value_used():
-            priors, feats, values = self._net.evaluate_all(boards, want_features=want)
-        else:
-            priors, feats = self._net.evaluate(boards, want_features=want)
-        for i, (node, move, parent, board) in enumerate(reqs):
-            bv = -1.0
-            if values is not None:      # the value head speaks for the side to move
-                bv = float(values[i]) if board.to_move == BLACK else 1.0 - float(values[i])
-            if self.tree.add_net_priors(node, priors[i], move, parent, bv, self._value_visits(board)):
-                self._nets_asked += 1
-                if want and feats is not None:
-                    self._memory_step(node, board, feats[i])
-                    self._mem_asked += 1
-
-    def _value_used(self):
-        t = self.cfg.tree
-        return (max(t.value_lambda) > 0 or max(t.value_visits) > 0) and getattr(self._net, "has_value", False)
-
-    def _value_visits(self, board):
-        """tree.value_visits for the phase of ``board``: what the value
-        head is worth in rollouts there (opening, middle game, endgame)."""
-        return self.cfg.tree.value_visits[value_phase(board)]
-
-    def _value_root_children(self):
-        """tree.value_visits: every child of the root without a value gets
-        the value head's in one batch (the symmetric prior of the root's
-        choice; a reused tree keeps what its nodes had)."""
-        tree, b = self.tree, self.root_board
-        todo, boards = [], []
-        for ch in tree.children():
-            move, node = ch[0], ch[6]
-            if tree.net_value(node) is not None:
-                continue
-            nb = b.copy()
-            nb.play(move)
-            todo.append(node)
-            boards.append(nb)
-        if not todo:
-            return
-        _, _, values = self._net.evaluate_all(boards)
-        for node, nb, v in zip(todo, boards, values):
-            bv = float(v) if nb.to_move == BLACK else 1.0 - float(v)
-            tree.add_value(node, min(1.0, max(0.0, bv)), self._value_visits(nb))
-
-    def _memory_step(self, node, board, zeta):
-        """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""
-        mem = self.memory
-        phi = mem.phi(zeta)
-        st = self.tree.node(node)
-        self._mem_keys[node] = (board.hash, st["move"], st["parent"])
-        # the node's value for the player who moved into it, from its real
-        # simulations only: the prior's virtual visits (the net's, the prior
-        # knowledge's) are the same guess the net makes everywhere, and
-        # spread through the memory they outweighed what the search found
-        n, w = st["N"], st["W"]
-        v = w / n if n > 0 else 0.5
-        mem.add_phi(board.hash, phi, v, n)
-        VM, NM, _ = mem.query(phi, exclude_key=board.hash)
-        if NM > 0 and self.cfg.memory.confidence:
-            # Deviation (memory.confidence): equation (8) normalises the
-            # weights, so a state whose closest entry is far away still gets
-            # the full N_M of unrelated states; scale N_M by the kernel of
-            # the closest entry against an exact match; an estimate worth
-            # less than one visit is dropped (equation 9 would count it as 1).
-            NM *= math.exp((mem.last_max_cos - 1.0) / self.cfg.memory.tau)
-            if NM < 1.0:
-                NM = 0.0
-        if NM > 0:
-            self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
-
-    def _memory_refresh(self, node):
-        """The paper's update(s) for the memory entry of ``node``: set it to
-        the node's N and V; forget the entry if the node was recycled."""
-        ent = self._mem_keys.get(node)
-        if ent is None:
-            return
-        st = self.tree.node(node)
-        n, w = st["N"], st["W"]               # real statistics (see _memory_step)
-        if (st["move"], st["parent"]) != ent[1:]:
-            del self._mem_keys[node]              # the node was recycled
-        elif n > 0:
-            self.memory.update(ent[0], w / n, n)
-
-    def _memory_sync(self):
-        """Bring every memory entry of a node still in the tree up to the
-        node's N and V: what the per-backup updates would have left once
-        the search ran on without the memory (memory.nodes > 0)."""
-        for node in list(self._mem_keys):
-            self._memory_refresh(node)
-
-    def _memory_update(self, paths):
-        """M-MCTS: every backup also updates the memory entries of the nodes
-        on the path."""
-        seen = set()
-        for path in paths:
-            for node in path:
-                if node not in seen:
-                    seen.add(node)
-                    self._memory_refresh(node)
-
     def run(self, playouts=None, seconds=None, stop_event=None, callback=None, callback_interval=0.1,
             extend_to=None, exact=False):
         """Search the position set by set_position; returns a SearchResult.
@@ -455,8 +310,7 @@ class Search:
         if seconds is not None and seconds <= 0:
             raise ValueError("seconds must be positive")
         self._stop.clear()
-        self._nets_asked = 0
-        self._mem_asked = 0
+        self.ask.start()
         t0 = time.perf_counter()
         done = 0
         tree = self.tree
@@ -466,7 +320,7 @@ class Search:
         start_visits = {ch[0]: ch[1] for ch in tree.children()}
         t_loop = time.perf_counter()
         threaded = self.policy.threaded and self.threads > 1
-        step = self._threaded_stepper(playouts) if threaded else self.policy.stepper(self)
+        step = self.ask.threaded_stepper(playouts) if threaded else self.policy.stepper(self)
         try:
             done, stopped_by = self._loop(step, playouts, seconds, extend_to, stop_event, callback,
                                           callback_interval, t0, t_loop, start_visits, threaded, exact)
@@ -474,7 +328,7 @@ class Search:
             if threaded:
                 done += step.close()
         if self.memory is not None and self.cfg.memory.nodes > 0:
-            self._memory_sync()
+            self.ask.memory_sync()
         res = self._result(done, time.perf_counter() - t0, stopped_by)
         self.last_result = res
         return res
@@ -526,43 +380,6 @@ class Search:
                     stopped_by = "early"
                     break
         return done, stopped_by
-
-    def _threaded_stepper(self, playouts):
-        """The step of the rave tree on several threads (Tree.threads_start):
-        the threads run on; a step waits until they ran k more simulations
-        (at most a few milliseconds) while this thread answers their net
-        requests in batches, so a slow net never stalls them.  A full pool
-        stops them for a garbage collection, then they run on.  ``close()``
-        stops them and returns the simulations not yet counted."""
-        tree, net, threads = self.tree, self._net, self.threads
-        budget = playouts if playouts is not None else 1 << 30
-        total = [0]
-
-        def answer():
-            reqs = tree.take_net_requests() if net is not None else []
-            if reqs:
-                self._answer_net(reqs)
-            return bool(reqs)
-
-        def step(k):
-            if not tree.threads_running:
-                tree.threads_start(threads, budget - total[0])
-            n = tree.threads_wait(k, 0.005)
-            answer()
-            if tree.stats()["full"] or not tree.threads_alive:
-                n += tree.threads_stop()          # garbage collection when the pool ran out
-                answer()
-            total[0] += n
-            return n
-
-        def close():
-            n = tree.threads_stop()
-            answer()
-            total[0] += n
-            return n
-
-        step.close = close
-        return step
 
     def _unclear(self):
         """The choice is not settled (Pachi's time extension): the two most

@@ -73,6 +73,8 @@ class TreePolicy:
     threaded = False
     lcb = False
     exclusive = False       # no other policy reads its table (a live change there is refused under another)
+    expands_all = False     # a leaf gets all its children at once (the pool must hold one expansion)
+    reads_value = False     # the net's value enters its results (tree.value_lambda, tree.value_visits)
 
     def knobs(self, cfg):
         raise NotImplementedError
@@ -117,6 +119,7 @@ class RavePolicy(TreePolicy):
     once with a few visits of prior knowledge, ranked by RAVE, with the
     net's priors as a further term; threads share it."""
     name, table, kernel, threaded, lcb = "rave", "tree", "rave", True, True
+    expands_all = reads_value = True
 
     def knobs(self, cfg):
         t = cfg.tree
@@ -129,24 +132,26 @@ class RavePolicy(TreePolicy):
         return {"net_equiv": net_weight(cfg.tree, size, move_number)}
 
     def start(self, search):
-        tree, net, cfg = search.tree, search._net, search.cfg
+        tree, ask, cfg = search.tree, search.ask, search.cfg
+        net = ask.net
         root = tree.root_id
         tree.expand_root()
         if net is not None and cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
-            search._answer_net([(root, -2, -2, search.root_board)])
-        if max(cfg.tree.value_visits) > 0 and search._value_used():   # a net with a value head
-            search._value_root_children()
-        tree.set_net_budget(cfg.prior.dcnn_nodes - search._nets_asked if net is not None else 0)
+            ask.answer([(root, -2, -2, search.root_board)])
+        if max(cfg.tree.value_visits) > 0 and ask.value_used():   # a net with a value head
+            ask.value_root_children()
+        tree.set_net_budget(cfg.prior.dcnn_nodes - ask.nets_asked if net is not None else 0)
 
     def stepper(self, search):
-        tree, net = search.tree, search._net
+        tree, ask = search.tree, search.ask
+        net = ask.net
 
         def step(k):
             n = tree.simulate(k)
             if net is not None:
                 reqs = tree.take_net_requests()
                 if reqs:
-                    search._answer_net(reqs)
+                    ask.answer(reqs)
                     if n == 0:
                         return -1
             return n
@@ -170,32 +175,33 @@ class UctPolicy(TreePolicy):
 
     def knobs(self, cfg):
         u = cfg.uct
-        return dict(K=u.K, rave=u.rave, rave_equiv=u.rave_equiv, vloss=cfg.search.virtual_loss)
+        return dict(K=u.K, rave=u.rave, rave_equiv=u.rave_equiv, vloss=cfg.search.virtual_loss,
+                    K_prior=u.K_prior, c_puct=u.c_puct, tree_policy=u.policy, cnn_strength=u.cnn_strength)
 
     def new_root(self, search):
         search.tree.reset_priors()          # the uct tree's net rows are per search
 
     def start(self, search):
         if search.evaluator is not None and search.cfg.prior.dcnn_nodes > 0:
-            search._evaluate([search.tree.root_id], [search.root_board])
+            search.ask.evaluate([search.tree.root_id], [search.root_board])
 
     def stepper(self, search):
-        tree, batch_size = search.tree, search.cfg.search.batch_size
+        tree, ask, batch_size = search.tree, search.ask, search.cfg.search.batch_size
 
         def batch(k):
             # while it wants priors or memory: descend under virtual loss,
             # evaluate the new leaves in one batch, then roll out and back up
-            if not search._want_net():
+            if not ask.want_net():
                 return tree.simulate(k)
             leaves = tree.begin_batch(min(batch_size, k))
             nodes = [n for n in leaves if n >= 0]
             if nodes:
                 boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
-                search._evaluate(nodes, boards)
+                ask.evaluate(nodes, boards)
             paths = [tree.pending_path(i) for i in range(len(leaves))] if search.memory else None
             tree.finish_batch()
             if paths:
-                search._memory_update(paths)
+                ask.memory_update(paths)
             return len(leaves)
         return batch
 

@@ -321,7 +321,7 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
     # after the search every stored node's entry holds the node's final real
     # N and V (its own simulations, never the prior's virtual visits)
     with_prior = 0
-    for node, (key, _, _) in s._mem_keys.items():
+    for node, (key, _, _) in s.ask.mem_keys.items():
         st = s.tree.node(node)
         V, N = mem.value_of(key)
         with_prior += st["N0"] > 0

@@ -63,7 +63,7 @@ def test_stress_many_short_searches_with_reuse_analysis_and_the_net():
             b.play(r.move if r.move in legal and rnd.random() < 0.8 else rnd.choice(legal))
             if b.passes >= 2:
                 b = Board(9)
-        assert s._nets_asked > 0
+        assert s.ask.nets_asked > 0
 
 
 def test_modes_that_cannot_run_threaded_are_named():

@@ -251,7 +251,7 @@ def test_net_priors_are_queued_and_added_to_children():
     s.run()
     t = s.tree
     assert t.has_net_priors(t.root_id)
-    assert 1 < s._nets_asked <= 20
+    assert 1 < s.ask.nets_asked <= 20
     pri = t.child_priors()
     n0_prior_only = tree_priors(Board(9))[0]
     # the favoured move gained net_equiv * sqrt(p) wins, the others little

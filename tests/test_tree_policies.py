@@ -2,6 +2,8 @@
 by the recipe (one class, one register line, a config table: here it reads
 [uct]) searches with no change to engine/search.py, and the rules that
 depend on the tree (threads, lcb) come from the policy's own declaration."""
+import os
+
 import pytest
 
 from board_ext.board import Board
@@ -95,3 +97,17 @@ def test_a_weight_change_over_go_param_keeps_the_tree():
     assert s.tree.net_weight == 7 and s.cfg.tree.fpu == pytest.approx(0.9) and s.cfg.search.playouts == 500
     p.set_option("search.rollout", "moggy")
     assert p.search_built is None                         # rebuilt at the next search
+
+
+def test_the_policies_call_no_private_member_of_the_search_and_the_search_names_no_tree():
+    """A policy is handed the search and its NetAsk (engine/netask.py) and
+    uses their public parts only; search.py's code asks the policy, never
+    a tree by name (its docstring describes them)."""
+    import ast
+    import re
+    from tests.conftest import ROOT
+    src = open(os.path.join(ROOT, "engine", "tree_policies.py")).read()
+    assert re.findall(r"\bsearch\._\w+", src) == []
+    tree = ast.parse(open(os.path.join(ROOT, "engine", "search.py")).read())
+    names = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in ("rave", "uct")]
+    assert names == []

@@ -1,0 +1,239 @@
+"""The net and the memory as a search asks them: the object a tree policy
+is handed (``Search.ask``), so that the policies (engine/tree_policies.py)
+call no private member of ``Search`` and ``search.py`` names no tree.
+
+It owns what a search asks of its evaluator and of the M-MCTS memory:
+- ``answer(reqs)``: the rave tree's net requests, one batched call, the
+  priors (and the value, ``tree.value_lambda`` / ``tree.value_visits``) to
+  each node's children, the features to the memory;
+- ``evaluate(nodes, boards)``: the uct tree's net rows for new leaves;
+- ``value_root_children()``: the value head for every child of the root;
+- the memory's steps (add, query, back up: Xiao et al., equation 9) and
+  refreshes;
+- ``threaded_stepper(playouts)``: the search loop's step for a tree that
+  runs on several threads, answering their net requests in batches;
+- the counts of a search: ``nets_asked``, ``mem_asked`` (reset by
+  ``start()``).
+"""
+import math
+
+from board_ext.board import BLACK
+from board_ext.phases import board_phase
+
+
+class NetAsk:
+    """What the search ``search`` asks of its net and memory."""
+
+    def __init__(self, search):
+        self.s = search
+        self.mem_keys = {}       # node -> (memory key, move, parent) for M-MCTS updates
+        self.nets_asked = 0
+        self.mem_asked = 0
+
+    def start(self):
+        """A new search: its counts start at zero."""
+        self.nets_asked = 0
+        self.mem_asked = 0
+
+    def forget_nodes(self):
+        """A new root: no memory entry points into the tree any more."""
+        self.mem_keys = {}
+
+    # the search's parts it reads (the search may replace them between moves)
+    @property
+    def cfg(self):
+        return self.s.cfg
+
+    @property
+    def tree(self):
+        return self.s.tree
+
+    @property
+    def evaluator(self):
+        return self.s.evaluator
+
+    @property
+    def memory(self):
+        return self.s.memory
+
+    @property
+    def root_board(self):
+        return self.s.root_board
+
+    @property
+    def net(self):
+        """The evaluator the rave tree asks (a net; the torch-free prior
+        knowledge evaluators add nothing to the tree's own), or None."""
+        ev = self.evaluator
+        if ev is None or getattr(ev, "prior_knowledge", False):
+            return None
+        return ev
+
+    def want_memory(self):
+        """M-MCTS adds (and queries) the new nodes of a search: every one as
+        in the paper (memory.nodes = 0), or only the first memory.nodes of
+        them.  Deviation, a knob: each memory node costs a net forward pass
+        for its Conv7 features, which at equal time costs the search most of
+        its simulations; with memory.nodes <= prior.dcnn_nodes the features
+        come from the forward passes that give the priors anyway."""
+        n = self.cfg.memory.nodes
+        return self.memory is not None and (n == 0 or self.mem_asked < n)
+
+    def want_net(self):
+        return self.evaluator is not None and (
+            self.nets_asked < self.cfg.prior.dcnn_nodes or self.want_memory())
+
+    def evaluate(self, nodes, boards):
+        want = self.want_memory()
+        priors, feats = self.evaluator.evaluate(boards, want_features=want)
+        for i, (node, b) in enumerate(zip(nodes, boards)):
+            if self.nets_asked < self.cfg.prior.dcnn_nodes:
+                if self.tree.set_priors(node, priors[i]):
+                    self.nets_asked += 1
+            if want and feats is not None:
+                self.memory_step(node, b, feats[i])
+                self.mem_asked += 1
+
+    def answer(self, reqs):
+        """The rave tree's net requests [(node, move, parent, board)]: one
+        batched call; the priors go to each node's children, the features
+        (M-MCTS) to the memory."""
+        want = self.want_memory()
+        boards = [r[3] for r in reqs]
+        values = None
+        if self.value_used():
+            priors, feats, values = self.net.evaluate_all(boards, want_features=want)
+        else:
+            priors, feats = self.net.evaluate(boards, want_features=want)
+        for i, (node, move, parent, board) in enumerate(reqs):
+            bv = -1.0
+            if values is not None:      # the value head speaks for the side to move
+                bv = float(values[i]) if board.to_move == BLACK else 1.0 - float(values[i])
+            if self.tree.add_net_priors(node, priors[i], move, parent, bv, self.value_visits(board)):
+                self.nets_asked += 1
+                if want and feats is not None:
+                    self.memory_step(node, board, feats[i])
+                    self.mem_asked += 1
+
+    def value_used(self):
+        t = self.cfg.tree
+        return (max(t.value_lambda) > 0 or max(t.value_visits) > 0) and getattr(self.net, "has_value", False)
+
+    def value_visits(self, board):
+        """tree.value_visits for the phase of ``board``: what the value
+        head is worth in rollouts there (opening, middle game, endgame)."""
+        return self.cfg.tree.value_visits[board_phase(board)]
+
+    def value_root_children(self):
+        """tree.value_visits: every child of the root without a value gets
+        the value head's in one batch (the symmetric prior of the root's
+        choice; a reused tree keeps what its nodes had)."""
+        tree, b = self.tree, self.root_board
+        todo, boards = [], []
+        for ch in tree.children():
+            move, node = ch[0], ch[6]
+            if tree.net_value(node) is not None:
+                continue
+            nb = b.copy()
+            nb.play(move)
+            todo.append(node)
+            boards.append(nb)
+        if not todo:
+            return
+        _, _, values = self.net.evaluate_all(boards)
+        for node, nb, v in zip(todo, boards, values):
+            bv = float(v) if nb.to_move == BLACK else 1.0 - float(v)
+            tree.add_value(node, min(1.0, max(0.0, bv)), self.value_visits(nb))
+
+    def memory_step(self, node, board, zeta):
+        """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""
+        mem = self.memory
+        phi = mem.phi(zeta)
+        st = self.tree.node(node)
+        self.mem_keys[node] = (board.hash, st["move"], st["parent"])
+        # the node's value for the player who moved into it, from its real
+        # simulations only: the prior's virtual visits (the net's, the prior
+        # knowledge's) are the same guess the net makes everywhere, and
+        # spread through the memory they outweighed what the search found
+        n, w = st["N"], st["W"]
+        v = w / n if n > 0 else 0.5
+        mem.add_phi(board.hash, phi, v, n)
+        VM, NM, _ = mem.query(phi, exclude_key=board.hash)
+        if NM > 0 and self.cfg.memory.confidence:
+            # Deviation (memory.confidence): equation (8) normalises the
+            # weights, so a state whose closest entry is far away still gets
+            # the full N_M of unrelated states; scale N_M by the kernel of
+            # the closest entry against an exact match; an estimate worth
+            # less than one visit is dropped (equation 9 would count it as 1).
+            NM *= math.exp((mem.last_max_cos - 1.0) / self.cfg.memory.tau)
+            if NM < 1.0:
+                NM = 0.0
+        if NM > 0:
+            self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
+
+    def memory_refresh(self, node):
+        """The paper's update(s) for the memory entry of ``node``: set it to
+        the node's N and V; forget the entry if the node was recycled."""
+        ent = self.mem_keys.get(node)
+        if ent is None:
+            return
+        st = self.tree.node(node)
+        n, w = st["N"], st["W"]               # real statistics (see memory_step)
+        if (st["move"], st["parent"]) != ent[1:]:
+            del self.mem_keys[node]              # the node was recycled
+        elif n > 0:
+            self.memory.update(ent[0], w / n, n)
+
+    def memory_sync(self):
+        """Bring every memory entry of a node still in the tree up to the
+        node's N and V: what the per-backup updates would have left once
+        the search ran on without the memory (memory.nodes > 0)."""
+        for node in list(self.mem_keys):
+            self.memory_refresh(node)
+
+    def memory_update(self, paths):
+        """M-MCTS: every backup also updates the memory entries of the nodes
+        on the path."""
+        seen = set()
+        for path in paths:
+            for node in path:
+                if node not in seen:
+                    seen.add(node)
+                    self.memory_refresh(node)
+
+    def threaded_stepper(self, playouts):
+        """The step of the rave tree on several threads (Tree.threads_start):
+        the threads run on; a step waits until they ran k more simulations
+        (at most a few milliseconds) while this thread answers their net
+        requests in batches, so a slow net never stalls them.  A full pool
+        stops them for a garbage collection, then they run on.  ``close()``
+        stops them and returns the simulations not yet counted."""
+        tree, net, threads = self.tree, self.net, self.s.threads
+        budget = playouts if playouts is not None else 1 << 30
+        total = [0]
+
+        def answer():
+            reqs = tree.take_net_requests() if net is not None else []
+            if reqs:
+                self.answer(reqs)
+            return bool(reqs)
+
+        def step(k):
+            if not tree.threads_running:
+                tree.threads_start(threads, budget - total[0])
+            n = tree.threads_wait(k, 0.005)
+            answer()
+            if tree.stats()["full"] or not tree.threads_alive:
+                n += tree.threads_stop()          # garbage collection when the pool ran out
+                answer()
+            total[0] += n
+            return n
+
+        def close():
+            n = tree.threads_stop()
+            answer()
+            total[0] += n
+            return n
+
+        step.close = close
+        return step
