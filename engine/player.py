@@ -44,6 +44,7 @@ from engine.timecontrol import TimeControl, TimeError
 
 from engine.player_errors import (GameStateError, IllegalMoveError, NoNetError, OptionError,  # noqa: F401
                                   PlayerError, TimeSettingsError)
+from engine.netset import Nets
 from engine.player_options import PlayerOptions
 
 log = logging.getLogger("gomcts.player")
@@ -140,14 +141,13 @@ class Player(PlayerOptions):
         # the values of the board's size (its per-size tables), taken anew at every boardsize
         self.cfg = configmod.at_size(cfg, cfg.gtp.boardsize)
         self._search_factory = search_factory
-        self._evaluator_factory = evaluator_factory
         self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
         self.tc = TimeControl.from_config(self.cfg)
         self.ponder = self.cfg.player.ponder
         self._search = None
         self._search_size = None
         self._size_bound = False         # the search's evaluator is for one board size
-        self._evaluators = {}            # size -> Evaluator or None (unavailable)
+        self.nets = Nets(lambda: self.cfg, evaluator_factory)   # the nets by board size (engine/netset.py)
         self._shelf = Shelf()            # the opening books read
         self.interrupt = threading.Event()   # set to stop a running genmove
         self.closed = threading.Event()      # the session is over (close()): every search stops at once
@@ -230,27 +230,8 @@ class Player(PlayerOptions):
         log.info("search for %dx%d ready in %.2fs", self.size, self.size, time.time() - t0)
 
     def evaluator(self, size=None):
-        """The net for this board size, or None (logged once) if unavailable."""
-        size = size or self.size
-        if size in self._evaluators:
-            return self._evaluators[size]
-        ev = None
-        try:
-            if self._evaluator_factory is not None:
-                ev = self._evaluator_factory(size)
-            else:
-                from engine import factory
-                ev = factory.load_evaluator(configmod.replace(self.cfg, **{"prior.evaluator": "net"}), size)
-        except Exception as e:
-            if self._evaluator_factory is None and configmod.at_size(self.cfg, size).net.weights:
-                # a net named by the user that does not load: an error, never a weaker engine in silence
-                raise PlayerError(f"cannot use net.weights for {size}x{size}: {e}") from None
-            log.warning("no net for %dx%d: %s", size, size, e)
-            print(f"gomcts: no net for {size}x{size} ({e}); "
-                  f"continuing without it", file=sys.stderr, flush=True)
-            ev = None
-        self._evaluators[size] = ev
-        return ev
+        """The net for this board size (or ``size``), or None if unavailable (engine/netset.py)."""
+        return self.nets.get(size or self.size)
 
     def priors(self):
         """The net's move priors for the current position (length
@@ -259,52 +240,24 @@ class Player(PlayerOptions):
         return None if got is None else got[0]
 
     def net_eval(self):
-        """The net's raw output for the current position: (priors, value)
-        with value the side to move's win probability (None without a
-        value head); None without a net."""
-        ev = self.evaluator()
-        if ev is None:
-            return None
-        p, _, v = ev.evaluate_all([self.game.board.copy()])
-        return p[0], (None if v is None else float(v[0]))
-
-    _told_no_heads = False
+        """The net's raw output for the current position: (priors, value);
+        None without a net (Nets.evaluate)."""
+        return self.nets.evaluate(self.game.board.copy())
 
     def net_scorer(self):
-        """The evaluator whose score and ownership heads analysis reads
-        (``player.score_source = net``), or None: playouts then.  A net
-        without those heads is said once on stderr."""
-        if self.cfg.player.score_source != "net" or self.cfg.prior.evaluator != "net":
-            return None         # playouts; a search without a net loads none for its scores
-        ev = self.evaluator()
-        if ev is not None and getattr(ev, "has_aux", False):
-            return ev
-        if not Player._told_no_heads:
-            Player._told_no_heads = True
-            why = "no net" if ev is None else f"the net {getattr(ev, 'name', '?')} has no score and ownership heads"
-            print(f"gomcts: {self.size}x{self.size}: {why}; score leads and ownership come from playouts",
-                  file=sys.stderr, flush=True)
-        return None
+        """The net whose score and ownership heads analysis reads, or None (Nets.scorer)."""
+        return self.nets.scorer(self.size)
 
     def net_estimate(self):
-        """(Black's lead in points, ownership by flat point, +1 Black) of
-        the current position from the net's score and ownership heads, or
-        None when the net has none (``player.score_source``)."""
-        ev = self.net_scorer()
-        if ev is None:
-            return None
-        b = self.game.board.copy()
-        _, lead, own = ev.evaluate_aux([b])
-        sign = 1.0 if b.to_move == BLACK else -1.0
-        return sign * float(lead[0]), [sign * float(v) for v in own[0]]
+        """(Black's lead, Black's ownership) of the current position from the
+        net's heads, or None (Nets.estimate)."""
+        return self.nets.estimate(self.game.board.copy())
 
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's
         clear_cache): the next search starts afresh."""
         self._drop_tree()
-        for ev in self._evaluators.values():
-            if ev is not None and hasattr(ev, "clear_cache"):
-                ev.clear_cache()
+        self.nets.clear_caches()
 
     def top_moves(self):
         """The candidates of the last generated move, most visited first
@@ -368,7 +321,7 @@ class Player(PlayerOptions):
         self._drop_tree()
         self._search = None              # rebuilt for the new config at its next use
         if old.net != new.net:
-            self._evaluators.clear()
+            self.nets.forget()
         log.info("%dx%d: the config's values for the size (its [size.%d] tables)", size, size,
                  configmod.shipped_size(size))
 
@@ -694,7 +647,7 @@ class Player(PlayerOptions):
     def endgame(self, board):
         """The endgame rules (engine.endgame) for a move in ``board``: one
         dead-stone estimate a move, on the Player's seed."""
-        ev = self._evaluators.get(self.size) if self.cfg.net.rawnet else None
+        ev = self.nets.loaded(self.size) if self.cfg.net.rawnet else None
         net = (lambda b: ev.evaluate([b])[0][0]) if ev is not None else None
         return Endgame(board, self.score_komi, self.cfg.player.score_playouts, self.seed,
                        territory=self._territory_rules(), net_priors=net)

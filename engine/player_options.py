@@ -2,7 +2,7 @@
 it serves (GTP ``go-param``, ``kata-set-param``, ``lz-setoption``), with
 what depends on a key rebuilt, and the memory report.  A mixin of
 :class:`engine.player.Player`, which owns ``cfg``, ``tc``, ``ponder``,
-``seed``, ``size``, ``_search`` and ``_evaluators``."""
+``seed``, ``size``, ``_search`` and ``nets`` (engine/netset.py)."""
 import logging
 import os
 
@@ -94,7 +94,7 @@ class PlayerOptions:
         elif getattr(old, table) != getattr(new, table) and key not in ("gtp.name", "player.rules",
                                                                           "player.superko_play"):
             if table == "net":
-                self._evaluators.clear()
+                self.nets.forget()
             if self._search is None or not self._search.retune(self._search_cfg(), key):
                 self._search = None      # rebuilt with the new settings at the next search
         if key == "search.seed":
@@ -119,12 +119,7 @@ class PlayerOptions:
         rss = _rss_bytes()
         if rss:
             lines.append(f"process rss_bytes {rss}")
-        for size, ev in self._evaluators.items():
-            if ev is not None:
-                try:
-                    lines.append(f"net {size}x{size} cache {ev.cache_info()}")
-                except Exception:
-                    pass
+        lines.extend(self.nets.stats())
         return lines
 
 

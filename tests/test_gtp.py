@@ -819,7 +819,9 @@ def test_expert_priors_over_gtp_and_as_the_no_net_fallback(tmp_path):
     assert isinstance(eng.player.search().evaluator, ExpertEvaluator)
     ok(eng, "genmove b")
     assert any(r["prior"] > 0 for r in eng.player.search().analysis())
-    e = make_engine("prior.evaluator=net", f"net.weights={tmp_path}/none.pt")
+    def no_net(size):
+        raise RuntimeError("no weights for this size")
+    e = GtpServer(load(None, SMALL + ["prior.evaluator=net"]), out=open(os.devnull, "w"), evaluator_factory=no_net)
     ok(e, "boardsize 9")
     assert isinstance(e.player.search().evaluator, ExpertEvaluator)
     ok(e, "genmove b")

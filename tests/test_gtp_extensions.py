@@ -515,7 +515,7 @@ def test_heatmap_and_kata_raw_nn_show_the_net(capsys):
     """Leela Zero's heatmap (per mille rows on stderr, top row first, as
     Lizzie reads them) and KataGo's kata-raw-nn (win/loss for White,
     policy rows, NAN on occupied points), both from the shipped 9x9 net;
-    without a net they say so."""
+    with a named net that does not load they say so."""
     from engine.config import load
     from engine.gtp.server import GtpServer
     from tests.conftest import SMALL
@@ -542,7 +542,8 @@ def test_heatmap_and_kata_raw_nn_show_the_net(capsys):
     fail(eng, "heatmap bogus")
     nonet = GtpServer(load(None, SMALL + ["prior.evaluator=net", "net.weights=" + os.devnull]),
                       out=open(os.devnull, "w"))
-    assert "no net" in fail(nonet, "heatmap") and "no net" in fail(nonet, "kata-raw-nn 0")
+    # a named net that does not load is an error that names it (never a silent fallback)
+    assert "cannot use net.weights" in fail(nonet, "heatmap") and "cannot use net.weights" in fail(nonet, "kata-raw-nn 0")
 
 
 def test_live_gogui_graphics_during_genmove(capsys):

@@ -214,7 +214,8 @@ def test_a_net_without_the_heads_falls_back_to_playouts_and_says_so_once(capsys)
     from engine.config import load
     from engine.player import Player
     from tests.conftest import SMALL
-    Player._told_no_heads = False
+    from engine.netset import Nets
+    Nets._told_no_heads = False
     p = Player(load(None, SMALL + ["prior.evaluator=net"]))
     p.new_game(N, 7.0)
     assert not p.evaluator().has_aux
