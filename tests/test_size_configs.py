@@ -34,7 +34,8 @@ def test_the_shipped_sizes_differ_where_they_were_measured_apart():
     s9, s13, s19 = (at_size(SHIPPED, n) for n in (9, 13, 19))
     assert s9.search.seconds < s13.search.seconds < s19.search.seconds
     assert s9.pool.pool_size < s13.pool.pool_size < s19.pool.pool_size
-    assert s9.net.weights.endswith("9x9-res3.pt") and s19.net.weights == ""
+    assert s9.net.weights.endswith("9x9-res3.pt") and s19.net.weights.endswith("19x19-res.pt")
+    assert s13.net.weights == ""                       # 13x13 reads nets/weights/19x19.pt at 13x13
     assert s9.gtp.komi == 7.0 and s19.gtp.komi == 7.5
     assert s9.tree.net_equiv == 100.0 and s19.tree.net_equiv == C.SIZE_DEFAULTS["19"]["tree"]["net_equiv"]
 
