@@ -176,3 +176,24 @@ def make_search(cfg, evaluator=None):
     memory = make_memory(cfg, evaluator)
     from engine.search import Search
     return Search(cfg, evaluator=evaluator, memory=memory)
+
+
+def build_search(cfg, size, net_for_size=None):
+    """A search for ``size`` with the evaluator the config asks for (see
+    engine.factory).  ``net_for_size(size)`` gives the torch net or None
+    (unavailable).  Returns (search, size_bound): size_bound is True when
+    the evaluator only fits this board size."""
+    from engine.player_errors import NoNetError
+    ev, bound = None, False
+    if cfg.prior.evaluator == "net":
+        ev = net_for_size(size) if net_for_size is not None else None
+        bound = True
+        if ev is None:
+            if cfg.net.required:
+                raise NoNetError(f"no net weights for {size}x{size} (net.required is set)")
+            log.warning("prior.evaluator = net but no net for %dx%d: searching with expert priors",
+                        size, size)
+            ev = fallback_evaluator()
+    else:
+        ev = load_evaluator(cfg, size)
+    return make_search(cfg, ev), bound

@@ -63,27 +63,6 @@ def _vtx(move, size):
     return coords.to_gtp(move, size)
 
 
-def build_search(cfg, size, net_for_size=None):
-    """A search for ``size`` with the evaluator the config asks for (see
-    engine.factory).  ``net_for_size(size)`` gives the torch net or None
-    (unavailable).  Returns (search, size_bound): size_bound is True when
-    the evaluator only fits this board size."""
-    from engine import factory
-    ev, bound = None, False
-    if cfg.prior.evaluator == "net":
-        ev = net_for_size(size) if net_for_size is not None else None
-        bound = True
-        if ev is None:
-            if cfg.net.required:
-                raise NoNetError(f"no net weights for {size}x{size} (net.required is set)")
-            log.warning("prior.evaluator = net but no net for %dx%d: searching with expert priors",
-                        size, size)
-            ev = factory.fallback_evaluator()
-    else:
-        ev = factory.load_evaluator(cfg, size)
-    return factory.make_search(cfg, ev), bound
-
-
 class Thinking:
     """A search of a set position on its own thread, from :meth:`start`
     until :meth:`stop` (pondering, streaming analysis).  ``done`` is set
@@ -174,7 +153,8 @@ class Player(PlayerOptions):
                 self._search = self._search_factory(cfg)
                 self._size_bound = False
             else:
-                self._search, self._size_bound = build_search(cfg, self.size, self.evaluator)
+                from engine import factory
+                self._search, self._size_bound = factory.build_search(cfg, self.size, self.evaluator)
             self._search_size = self.size
         return self._search
 

@@ -34,7 +34,7 @@ def build(cfg, size, komi, playouts, depth, width, out, min_share=0.05, log=prin
                             f"{book.rules} rules; use another --out")
     else:
         book = Book(size, komi, cfg.player.rules, playouts)
-    # the engine as GTP builds it (engine.player.build_search: a missing
+    # the engine as GTP builds it (engine.factory.build_search: a missing
     # net falls back to the expert priors)
     player = Player(cfg)
     player.new_game(size, komi)

@@ -159,7 +159,7 @@ _EVAL_CACHE = {}
 def make_engine(sets, size, side=0):
     """A Player (engine.player: the engine as GTP serves it, pass rule
     included) for config overrides `sets`, and its config, built as GTP
-    builds it (engine.player.build_search: a missing net falls back to
+    builds it (engine.factory.build_search: a missing net falls back to
     the expert priors, or stops with NoNetError under net.required).  The
     net is loaded once per worker process and side: each side has its own
     evaluator, so its own cache of net outputs (a cache shared by both
