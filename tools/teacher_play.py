@@ -49,10 +49,9 @@ import time
 import numpy as np
 
 from board_ext.board import Board
-from engine import coords
 from nets.shards import data_root, make_shard, pack_teacher, save_shard
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
-from tools.label import Teacher, TeacherDied, parse_answer, teacher_problem
+from tools.label import Teacher, TeacherDied, game_query, parse_answer, teacher_problem
 
 
 class Game:
@@ -72,12 +71,9 @@ class Game:
         self.done = False
 
     def query(self, komi):
-        cols = "BW"
+        """The position now, as tools.label asks a teacher: one turn, 1 visit."""
         n = len(self.moves)
-        return {"id": f"{self.seed}:{n}",
-                "moves": [[cols[i % 2], coords.to_gtp(m, self.size)] for i, m in enumerate(self.moves)],
-                "rules": "chinese", "komi": float(komi), "boardXSize": self.size, "boardYSize": self.size,
-                "analyzeTurns": [n], "maxVisits": 1, "includePolicy": True, "includeOwnership": True}
+        return game_query(f"{self.seed}:{n}", self.moves, self.size, komi, [n], 1)
 
     def _sample(self, p, temp):
         """A move from ``p`` at ``temp`` that the board allows (pass is

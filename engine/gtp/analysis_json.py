@@ -105,7 +105,13 @@ def rules_name(rules):
     m = re.search(r"score(area|territory)", rules.lower())
     if m and rules.lower().startswith("ko"):     # KataGo's compact form, koSIMPLEscoreAREAtaxNONEsui0...
         return "chinese" if m.group(1) == "area" else "japanese"
-    return RULES.get(re.sub(r"[\s_\-]+", "", rules.lower()))
+    return RULES.get(rule_key(rules))
+
+
+def rule_key(name):
+    """A rule name as KataGo's parser reads it: case, spaces, hyphens and
+    underscores ignored ("new zealand", "stone_scoring")."""
+    return re.sub(r"[\s_\-]+", "", name.lower())
 
 
 class QueryError(ValueError):
@@ -281,7 +287,7 @@ class AnalysisServer:
         if isinstance(rules, dict):
             self._send({"id": q["id"], "warning": "rules objects are scored as chinese here", "field": "rules"})
         else:
-            approx = RULES_APPROXIMATED.get(re.sub(r"[\s_\-]+", "", rules.lower()))
+            approx = RULES_APPROXIMATED.get(rule_key(rules))
             if approx:
                 self._send({"id": q["id"], "warning": f"rules '{rules[:40]}' are scored as {approx} here",
                             "field": "rules"})
