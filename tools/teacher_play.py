@@ -133,7 +133,10 @@ def play_chunk(teacher_cmd, size, komi, seeds, opts, timeout=60.0, restarts=3, l
     restarts_left = restarts
 
     def ask(g):
-        teacher.send(g.query(komi))
+        try:
+            teacher.send(g.query(komi))
+        except TeacherDied:
+            pass        # the reader sees the teacher gone next; the restart asks every game again
 
     try:
         while pending or active:
