@@ -34,6 +34,7 @@ else:
     p.stdin.write(json.dumps(q) + "\n"); p.stdin.flush()
 time.sleep(1.0)                         # searching now
 print(p.pid, flush=True)
+sys.stdin.readline()                    # the test has seen the engine running
 if mode == "close":
     p.stdin.close()
     p.stdout.close()
@@ -62,13 +63,15 @@ def test_the_engine_leaves_with_its_client(tmp_path, kind, mode):
     script = tmp_path / "client.py"
     script.write_text(CLIENT)
     client = subprocess.Popen([sys.executable, str(script), mode, kind] + _engine(kind),
-                              stdout=subprocess.PIPE, text=True, cwd=ROOT)
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT)
     pid = None
     try:
         pid = int(client.stdout.readline())
         assert _alive(pid)
         time.sleep(0.5)
         assert _alive(pid), "the engine ended before its client went away"
+        client.stdin.write("go\n")
+        client.stdin.flush()
         if mode == "kill":
             client.send_signal(signal.SIGKILL)
             client.wait()
