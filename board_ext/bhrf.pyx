@@ -9,88 +9,8 @@ reads it at every rollout move (Algorithms 3 and 4).  Plain C arrays; the
 lookup and the update are ``nogil`` with no Python objects.  Imports nothing
 of the project but ``board_ext``.
 
-Terms.  A context of depth d is the last d moves, newest first; its hash
-``h`` is the XOR of per-(position, move) keys ``CTXZ[i][m]``, so the hash of
-depth d + 1 is that of depth d with one more key.  A pattern node is a pair
-(context, reply r); its parent is (the context one move shorter, r), which
-is how the reply tree of ``r`` is stored: by hash, not by child pointers.
-
-Tables.  Two open-addressing tables (linear probing, load <= 1/2, doubled
-when needed):
-* contexts, keyed by ``h``: each slot is the context itself, with its reply
-  block (``rec_t`` records of all its replies, contiguous and sorted by
-  reply), a bitset of its replies (``cbits``; a reply's rank in it is its
-  index in the block), the sum of the replies' visits and ``sqrt(ln sum)``
-  (both kept up to date by the update, so the rollout computes no
-  logarithm), and the reply updated last; presence bits (``cfilt``, 8 per
-  slot, small enough to stay in cache) answer most lookups of an absent
-  context without touching the table;
-* pattern nodes, keyed by ``h ^ RZ[r]``: Algorithm 2's "direct child with
-  move m" of the node (context, r) is the node (context + m, r), one probe,
-  no sibling list.
-
-Lookup.  The longest matching context is found by probing the contexts of
-the last 1, 2, ... moves and stopping at the first miss: a context of
-depth d + 1 is only ever created below one of depth d (same reply), so when
-depth d is absent no deeper one can be present.  Depth 1 is a direct
-index by the last move (``ctx1``); a deeper absent context is usually
-answered by the presence bits alone.  Soft-UCT then draws among the
-context's replies on empty points (its reply bitset AND the empty-point
-bitset the board keeps) by rejection, exactly (``_soft_uct``);
-last-reply reads the context's last reply.
-
-Deviations from the paper, each a knob or stated here:
-* contexts are capped at ``max_depth`` moves (<= 7, the board keeps the last
-  8 moves); the paper bounds them only by the depth of the search tree;
-* pass is never suggested as a rollout reply (it is stored as context), and
-  neither is a move filling the mover's own true eye (the default policies'
-  rule; without it BHRF rollouts kill their own groups and run to the cap);
-* soft-UCT: the sum of n in the log term of equation (1) runs over all the
-  replies of the context, legal or not (kept per context, so no legality
-  test per reply is needed for it);
-* the longest matching context is chosen before legality (Algorithm 3 as
-  written): when none of its replies is legal the default policy plays,
-  shorter contexts are not tried;
-* when the node arrays are full no new pattern is added (existing ones are
-  still updated);
-* ``horizon`` (a knob, 0 = off, the paper): the forest is asked only in
-  positions fewer than ``horizon`` moves past the search's root; further
-  rollout moves are the default policy's alone.  The forest's replies
-  were learnt from descents, whose positions lie near the root; the cap
-  bounds what the lookup and the draw cost a simulation, which otherwise
-  grows with the length of the rollout (the paper's cost at equal time);
-* ``horizon_share`` (a knob, 0 = off): the same cap scaled to the
-  position: fewer than horizon_share x (empty points at the root) moves
-  past the root (the smaller, when both are set).  A rollout's length
-  follows the empty points (about 430 moves from the empty 19x19 board,
-  30-130 past move 300 of a game: bench/bhrf_game.py), so a fixed horizon
-  asks the forest in a tenth of an opening rollout and in nearly all of a
-  late one, where the forest's cost a simulation is highest against the
-  rollout's (at equal time it won no games back:
-  docs/results/bhrf-equal-time-19.md);
-* ``selection = "uniform"`` (a third selection process; the paper has
-  soft-UCT and last-reply): a reply of the longest context drawn uniformly
-  among its playable ones and always played, soft-UCT's draw with every
-  u_r equal.  In the forests of 19x19 games soft-UCT's u_r lie within a
-  factor of about 5 of each other and min(1, u_r) is 1 for most replies
-  (bench/PERFS.md), so its draw is close to uniform over the replies the
-  tree tried after the context; the uniform draw reads no reply record
-  and rejects no trial;
-* ``trials`` (a knob, 0 = off, the paper's exact draw): soft-UCT tries at
-  most ``trials`` uniform picks from the context's whole reply block, each
-  accepted with probability u_r / (1 + b lg) and kept if playable, and
-  otherwise leaves the move to the default policy.  The exact draw builds
-  the candidates (reply bits AND empty points) at every rollout move, and
-  a forest move then costs two to three random moves (bench/PERFS.md);
-  a trial costs a draw, a record read and the board's test.  Among the
-  playable replies the draw keeps equation (1)'s weights, but the forest
-  plays far less where most of its replies are occupied (in a 19x19 game
-  at 0.1 s, 6-36% of the rollout moves it is asked against 61-92% for the
-  exact draw, bench/PERFS.md): a different policy, not the exact draw
-  made cheap;
-* contexts and pattern nodes are told apart by 64-bit hashes only (two
-  contexts sharing a hash would share their replies; the chance is about
-  n^2 / 2^65 for n contexts).
+The design (terms, the two tables, the lookup) and every deviation from
+the paper, each a knob or stated: docs/BHRF.md.
 """
 from libc.stdint cimport int16_t, int32_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy, memmove
@@ -101,52 +21,12 @@ from board_ext.board cimport (board_t, rng_t, Board, board_legal, board_is_eye, 
 from board_ext.playout cimport (policy_fn, get_policy, run_playout, POLICY_RANDOM, POLICY_EXPERT,
                                 POLICY_MOGGY)
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #ifdef __BMI2__
-    #include <immintrin.h>
-    #endif
-    /* Position of the k-th (from 0) set bit of x, k < popcount(x).
-       Broadword select (Vigna 2008): bytes' running counts, then the bit
-       within the byte by clearing the lowest set bits. */
-    static inline int bhrf_select64_bw(uint64_t x, int k) {
-        const uint64_t L8 = 0x0101010101010101ULL, H8 = 0x8080808080808080ULL;
-        uint64_t s = x - ((x & 0xAAAAAAAAAAAAAAAAULL) >> 1);
-        s = (s & 0x3333333333333333ULL) + ((s >> 2) & 0x3333333333333333ULL);
-        s = ((s + (s >> 4)) & 0x0F0F0F0F0F0F0F0FULL) * L8;
-        int place = __builtin_popcountll((((uint64_t)k * L8 | H8) - s) & H8) * 8;
-        int rank = k - (int)(((s << 8) >> place) & 0xFF);
-        unsigned byte = (unsigned)(x >> place) & 0xFF;
-        while (rank-- > 0) byte &= byte - 1;
-        return place + __builtin_ctz(byte);
-    }
-    #ifdef __BMI2__
-    /* PDEP where it is fast: AMD's family 17h (Zen 1 and 2) runs it in
-       microcode, tens to hundreds of cycles growing with the set bits of
-       x, slower there than the broadword select. */
-    static int bhrf_fast_pdep = -1;
-    static __attribute__((noinline, cold)) int bhrf_pdep_check(void) {
-        unsigned a, b, c, d, family;
-        __builtin_cpu_init();
-        __asm__ volatile("cpuid" : "=a"(a), "=b"(b), "=c"(c), "=d"(d) : "a"(1), "c"(0));
-        family = ((a >> 8) & 15) + (((a >> 8) & 15) == 15 ? ((a >> 20) & 255) : 0);
-        bhrf_fast_pdep = !(__builtin_cpu_is("amd") && family < 0x19);
-        return bhrf_fast_pdep;
-    }
-    static inline int bhrf_select64(uint64_t x, int k) {
-        if (bhrf_fast_pdep > 0)         /* set at import (bhrf_pdep_check) */
-            return __builtin_ctzll(_pdep_u64((uint64_t)1 << k, x));
-        return bhrf_select64_bw(x, k);
-    }
-    #else
-    static int bhrf_pdep_check(void) { return 0; }
-    static inline int bhrf_select64(uint64_t x, int k) { return bhrf_select64_bw(x, k); }
-    #endif
-    """
+cdef extern from "bhrf_select.h":     # the select (board_ext/bhrf_select.h)
     int bhrf_select64(uint64_t x, int k) nogil
     int bhrf_select64_bw(uint64_t x, int k) nogil
     int bhrf_pdep_check() nogil
+
+cdef extern from *:
     int popcount64 "__builtin_popcountll"(uint64_t x) nogil
     int ctz64 "__builtin_ctzll"(uint64_t x) nogil
 

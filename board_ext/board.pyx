@@ -133,40 +133,10 @@ cdef const geom_t* get_geom(int size) except NULL:
 # ---------------------------------------------------------------- bitsets
 include "board_core.pxi"     # board_t, the C board (board_ext/board_core.pxi)
 
+from board_ext.points import handicap_points, parse_ascii   # noqa: F401 (re-exported)
+
 
 # ---------------------------------------------------------------- Board
-def handicap_points(int size, int n):
-    """Fixed handicap placement of the GTP specification (section 4.1.1).
-
-    Raises ValueError when n is not allowed on this size.
-    """
-    if size < 7:
-        raise ValueError(f"fixed handicap is not defined on {size}x{size}")
-    cdef int maxh = 9 if (size % 2 == 1 and size > 7) else 4
-    if n < 2 or n > maxh:
-        raise ValueError(f"handicap {n} is not allowed on {size}x{size} (2 to {maxh})")
-    cdef int e = 2 if size < 12 else 3
-    lo, hi, mid = e, size - 1 - e, size // 2
-    def P(x, y):
-        return y * size + x
-    pts = [P(lo, lo), P(hi, hi)]          # D4 Q16
-    if n >= 3:
-        pts.append(P(lo, hi))             # D16
-    if n >= 4:
-        pts.append(P(hi, lo))             # Q4
-    if n in (5, 7, 9):
-        extra_center = True
-    else:
-        extra_center = False
-    if n >= 6:
-        pts += [P(lo, mid), P(hi, mid)]   # D10 Q10
-    if n >= 8:
-        pts += [P(mid, lo), P(mid, hi)]   # K4 K16
-    if extra_center:
-        pts.append(P(mid, mid))           # K10
-    return pts
-
-
 def _restore_board(int size, bint superko, bytes raw, history):
     cdef Board o = Board.__new__(Board, size, False, superko, _empty=True)
     cdef const geom_t* g = get_geom(size)
@@ -503,21 +473,8 @@ cdef class Board:
     @staticmethod
     def from_ascii(text, to_move=BLACK, **kw):
         """Board from rows (top first) of X, O and . (spaces ignored)."""
-        rows = [r.replace(" ", "") for r in text.strip().splitlines() if r.strip()]
-        s = len(rows)
-        if any(len(r) != s for r in rows):
-            raise ValueError("ASCII board must be square")
-        b = Board(s, **kw)
-        blacks, whites = [], []
-        for i, row in enumerate(rows):
-            y = s - 1 - i
-            for x, ch in enumerate(row):
-                if ch in "Xx#":
-                    blacks.append(y * s + x)
-                elif ch in "Oo":
-                    whites.append(y * s + x)
-                elif ch not in ".+":
-                    raise ValueError(f"bad character {ch!r} in ASCII board")
+        size, blacks, whites = parse_ascii(text)
+        b = Board(size, **kw)
         b.setup(blacks, whites)
         b.to_move = to_move
         return b

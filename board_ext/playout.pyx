@@ -36,7 +36,7 @@ only respected), its eye-fix and seki-breaking checks, pattern weights
 used only by ``moggy_profile``.
 """
 from libc.stdint cimport int16_t, uint64_t, uint8_t
-from libc.string cimport memset
+from libc.string cimport memcpy
 from board_ext.board cimport (board_t, rng_t, geom_t, board_copy, board_legal, board_play,
                               board_is_eye, board_playable, board_libs, board_chain_lib, board_score,
                               rng_int, rng_next, MAXNN, MAXW, EMPTY, BLACK, WHITE)
@@ -44,73 +44,16 @@ from board_ext.board cimport Board
 from board_ext.tactics cimport MAX_ADJ, atari_neighbours, chain_libs_after, ladder_captures_inplace, ladder_works_inplace
 import time
 
+from board_ext.pat3 import pattern_table
+
 cdef extern from *:
     int __builtin_popcountll(unsigned long long) nogil
 
 # ---------------------------------------------------------------- patterns
-# MoGo 3x3 patterns (Gelly et al. 2006) in michi's notation: X, O colours
-# (both colour assignments are used), x = not X, o = not O, ? = anything,
-# ' ' = off-board; the centre is the empty candidate point.
-_PATTERN_SRC = [
-    ["XOX", "...", "???"],   # hane: enclosing hane
-    ["XO.", "...", "?.?"],   # hane: non-cutting hane
-    ["XO?", "X..", "x.?"],   # hane: magari
-    [".O.", "X..", "..."],   # katatsuke or diagonal attachment
-    ["XO?", "O.o", "?o?"],   # cut1: unprotected cut
-    ["XO?", "O.X", "???"],   # cut1: peeped cut
-    ["?X?", "O.O", "ooo"],   # cut2
-    ["OX?", "o.O", "???"],   # cut keima
-    ["X.?", "O.?", "   "],   # side: chase
-    ["OX?", "X.O", "   "],   # side: block side cut
-    ["?X?", "x.O", "   "],   # side: block side connection
-    ["?XO", "x.x", "   "],   # side: sagari
-    ["?OX", "X.O", "   "],   # side: cut
-]
-
 cdef uint8_t PAT3[65536]
-
-
-def _build_patterns():
-    def rot90(p):
-        return [p[2][0] + p[1][0] + p[0][0], p[2][1] + p[1][1] + p[0][1], p[2][2] + p[1][2] + p[0][2]]
-
-    def vflip(p):
-        return [p[2], p[1], p[0]]
-
-    def hflip(p):
-        return [r[::-1] for r in p]
-
-    def swap(p):
-        return [r.replace("X", "Z").replace("O", "X").replace("Z", "O")
-                 .replace("x", "z").replace("o", "x").replace("z", "o") for r in p]
-
-    def wild(s):
-        alts = {"?": ".XO ", "x": ".O ", "o": ".X "}
-        out = [""]
-        for ch in s:
-            out = [o + a for o in out for a in alts.get(ch, ch)]
-        return out
-
-    code = {".": 0, "X": 1, "O": 2, " ": 3}
-    memset(PAT3, 0, sizeof(PAT3))
-    n = 0
-    for pat in _PATTERN_SRC:
-        variants = []
-        for p in (pat, swap(pat)):
-            for q in (p, vflip(p), hflip(p), vflip(hflip(p))):
-                variants += [q, rot90(q)]
-        for v in variants:
-            s = v[0] + v[1][0] + v[1][2] + v[2]
-            for e in wild(s):
-                k = 0
-                for i, ch in enumerate(e):
-                    k |= code[ch] << (2 * i)
-                if not PAT3[k]:
-                    n += 1
-                PAT3[k] = 1
-    return n
-
-N_PATTERN_CODES = _build_patterns()
+cdef bytes _PAT3_TABLE = pattern_table()     # MoGo's 3x3 patterns (board_ext/pat3.py)
+memcpy(PAT3, <const char*>_PAT3_TABLE, 65536)
+N_PATTERN_CODES = sum(_PAT3_TABLE)
 
 
 cdef inline int pat_code(const board_t* b, int p) noexcept nogil:
