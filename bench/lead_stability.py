@@ -11,10 +11,12 @@ The positions are every tenth position of the held-out GNU Go games of
 analysis server (``gtp_main.py analysis``'s AnalysisServer) of the shipped
 config for the size, with the given weights, once to each of ``--repeats``
 engines that differ only in their seed (one engine answers the same query
-the same way: its search is seeded).  Two runs in one process: the
-score from the net's heads (``player.score_source = net``) and the reference,
-from playouts (``playouts``).  Prints the mean standard deviation of each,
-their ratio, and last ``lead_stdev: X points`` for the net.  With
+the same way: its search is seeded).  Three runs in one process: the
+score from the net's heads (``player.score_source = net``: a candidate's lead
+the head's after it), the same heads backed up through the tree
+(``backup``), and the reference, from playouts (``playouts``).  Prints the mean standard deviation of each, the
+points the order-0 move and every candidate lose (below -1: a move read
+better in points than the engine's choice), the net's ratio to playouts, and last ``lead_stdev: X points`` for the net.  With
 ``--teacher`` (label shards of ``tools.label`` over the same held-out games),
 also how far each source's mean root lead lies from the teacher's lead
 (mean absolute error in points, Black's view, komi included).
@@ -65,7 +67,7 @@ def teacher_leads(folder):
 
 def run(size, visits, games, repeats, sets, ref_leads=None):
     cfg = os.path.join(ROOT, "configs", f"{size}x{size}.toml")
-    stdevs, lost, err = [], [], []
+    stdevs, lost, err, cand = [], [], [], []
     for k, mv in enumerate(games):
         cols = "BW"
         q = {"moves": [[cols[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(mv)], "rules": "chinese",
@@ -83,8 +85,13 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
             err.append(abs(statistics.mean(leads) - leads_ref))
         sign = 1.0 if len(mv) % 2 == 0 else -1.0         # Black's view -> the side to move's
         lost.extend(sign * (r["rootInfo"]["scoreLead"] - r["moveInfos"][0]["scoreLead"]) for r in got)
+        # every candidate's points lost (KaTrain's grading of the alternatives):
+        # below 0, a move the analysis reads as better in points than its choice
+        cand.extend(sign * (r["rootInfo"]["scoreLead"] - m["scoreLead"]) for r in got for m in r["moveInfos"]
+                    if m.get("visits", 0) > 0)
     return (statistics.mean(stdevs), max(stdevs), max(abs(x) for x in lost),
-            statistics.mean(err) if err else None, len(err))
+            statistics.mean(err) if err else None, len(err), min(cand),
+            sum(1 for x in cand if x < -1.0) / len(cand))
 
 
 def main():
@@ -101,10 +108,12 @@ def main():
     w = [f"net.weights={args.weights}"] if args.weights else []
     net = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=net"], ref_leads)
     ref = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=playouts"], ref_leads)
+    backup = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=backup"], ref_leads)
     print(f"{len(games)} positions, {args.repeats} identical queries each at {args.visits} visits")
-    for name, r in (("playouts", ref), ("net", net)):
+    for name, r in (("playouts", ref), ("backup", backup), ("net", net)):
         line = (f"{name + ':':9s} root lead stdev mean {r[0]:.2f} max {r[1]:.2f}; "
-                f"order-0 points lost at most {r[2]:.2f}")
+                f"order-0 points lost at most {r[2]:.2f}; candidates' points lost at least {r[5]:.2f} "
+                f"({100 * r[6]:.1f}% below -1)")
         if r[3] is not None:
             line += f"; mean lead off the teacher's by {r[3]:.2f} points ({r[4]} positions)"
         print(line)

@@ -2,11 +2,15 @@
 fields): the engine's work, so that GTP only formats.
 
 With a net that has score and ownership heads (``player.score_source =
-net``, the default) both come from the net, as KataGo's do: a candidate's
-lead is the score head's for the position after it, the root's lead is its
-best candidate's (so the engine's own choice loses no points), and the
-ownership is the head's for the analysed position; the same position
-always gives the same figures.  Otherwise, from playouts: a move's lead is the
+net``, the default, or ``backup``) both come from the net, as KataGo's do: a
+candidate's lead is the score head's for the position after it (``net``) or
+the head's leads backed up through it (``backup``: the mean over its
+simulations of the lead at the deepest node of each path that the net
+evaluated, as its win rate is the mean of its simulations' results; a
+candidate no simulation reached with one has the head's lead after it), the
+root's lead is its best candidate's (so the
+engine's own choice loses no points), and the ownership is the head's for
+the analysed position.  Otherwise, from playouts: a move's lead is the
 mean final score of the search's own simulations through it (as KataGo's
 scoreMean is the search's), so lead and win rate come from the same
 evidence, and the root's lead is again its best candidate's; where the search has none for a visited move (visits kept from an
@@ -178,8 +182,14 @@ class ScoredRows:
 
     def _annotate_net(self, out):
         root = self.root()
-        leads = self._net_after([r["move"] for r in out])
+        leads = self._net_after([r["move"] for r in out if r.get("lead_n", 0) <= 0])
         for r in out:
+            if r.get("lead_n", 0) > 0:
+                # the score head's leads backed up through the move, as its
+                # win rate is (KataGo's scoreLead: the visit-weighted mean of
+                # the leads below it)
+                r["scoreLead"], r["scoreStdev"] = self.sign * r["lead_mean"], r["lead_sd"]
+                continue
             r["scoreLead"] = leads.get(r["move"], root[1])
             r["scoreStdev"] = r.get("score_sd", 0.0) if r.get("score_n", 0) > 0 else 0.0
         shown = [r for r in out if r.get("visits", 0) > 0]

@@ -273,10 +273,12 @@ class PlayerConfig:
                                "an earlier position (logged), or refuse it; the engine's own moves obey superko")
     move_score_playouts: int = _f(64, 1, 10**6, doc="playouts after each candidate move for kata-analyze's "
                                   "scoreLead and scoreStdev")
-    score_source: str = _f("net", choices=("net", "playouts"),
+    score_source: str = _f("net", choices=("net", "backup", "playouts"),
                            doc="where analysis reads score leads and ownership: the net's score and ownership "
-                               "heads (when the size's net has them; otherwise playouts, said once on stderr) "
-                               "or playouts always")
+                               "heads (when the size's net has them; otherwise playouts, said once on stderr), "
+                               "a candidate's lead the head's after the move; backup: the same heads, a "
+                               "candidate's lead the head's leads backed up through its simulations "
+                               "(KataGo's; measured: docs/results/lead-backup.md); or playouts always")
 
 
 @dataclass(frozen=True)

@@ -100,16 +100,22 @@ class NetAsk:
         (M-MCTS) to the memory."""
         want = self.want_memory()
         boards = [r[3] for r in reqs]
-        values = None
-        if self.value_used():
+        values = leads = None
+        if self.lead_used():
+            priors, feats, values, leads = self.net.evaluate_all(boards, want_features=want, want_lead=True)
+            if not self.value_used():
+                values = None
+        elif self.value_used():
             priors, feats, values = self.net.evaluate_all(boards, want_features=want)
         else:
             priors, feats = self.net.evaluate(boards, want_features=want)
         for i, (node, move, parent, board) in enumerate(reqs):
-            bv = -1.0
+            bv, bl = -1.0, math.nan
             if values is not None:      # the value head speaks for the side to move
                 bv = float(values[i]) if board.to_move == BLACK else 1.0 - float(values[i])
-            if self.tree.add_net_priors(node, priors[i], move, parent, bv, self.value_visits(board)):
+            if leads is not None:       # and so does the score head
+                bl = float(leads[i]) if board.to_move == BLACK else -float(leads[i])
+            if self.tree.add_net_priors(node, priors[i], move, parent, bv, self.value_visits(board), bl):
                 self.nets_asked += 1
                 if want and feats is not None:
                     self.memory_step(node, board, feats[i])
@@ -118,6 +124,12 @@ class NetAsk:
     def value_used(self):
         t = self.cfg.tree
         return (max(t.value_lambda) > 0 or max(t.value_visits) > 0) and getattr(self.net, "has_value", False)
+
+    def lead_used(self):
+        """The analysis reads the score head's leads backed up (``player.score_source
+        = backup`` and a net with a score head): the tree keeps each
+        evaluated node's lead and backs them up with the simulations."""
+        return self.cfg.player.score_source == "backup" and getattr(self.net, "has_aux", False)
 
     def value_visits(self, board):
         """tree.value_visits for the phase of ``board``: what the value
@@ -140,10 +152,14 @@ class NetAsk:
             boards.append(nb)
         if not todo:
             return
-        _, _, values = self.net.evaluate_all(boards)
-        for node, nb, v in zip(todo, boards, values):
+        if self.lead_used():
+            _, _, values, leads = self.net.evaluate_all(boards, want_lead=True)
+        else:
+            (_, _, values), leads = self.net.evaluate_all(boards), None
+        for i, (node, nb, v) in enumerate(zip(todo, boards, values)):
             bv = float(v) if nb.to_move == BLACK else 1.0 - float(v)
-            tree.add_value(node, min(1.0, max(0.0, bv)), self.value_visits(nb))
+            bl = math.nan if leads is None else (float(leads[i]) if nb.to_move == BLACK else -float(leads[i]))
+            tree.add_value(node, min(1.0, max(0.0, bv)), self.value_visits(nb), bl)
 
     def memory_step(self, node, board, zeta):
         """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""

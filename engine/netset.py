@@ -91,10 +91,10 @@ class Nets:
 
     def scorer(self, size):
         """The net whose score and ownership heads analysis reads
-        (``player.score_source = net``), or None: playouts then.  A net
+        (``player.score_source = net`` or ``backup``), or None: playouts then.  A net
         without those heads is said once on stderr."""
         cfg = self._cfg()
-        if cfg.player.score_source != "net" or cfg.prior.evaluator != "net":
+        if cfg.player.score_source not in ("net", "backup") or cfg.prior.evaluator != "net":
             return None         # playouts; a search without a net loads none for its scores
         ev = self.get(size)
         if ev is not None and getattr(ev, "has_aux", False):

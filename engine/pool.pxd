@@ -6,6 +6,7 @@ from board_ext.board cimport board_t, rng_t, rng_int, MAXNN, BLACK
 from board_ext.playout cimport policy_fn
 
 cdef enum:
+    NO_LEAD = -32768              # SB of a node without the score head's lead
     FULL_STOP = 0
     FULL_STUNT = 1
     FULL_ENSEMBLE = 2
@@ -74,6 +75,7 @@ cdef class NodePool:
     cdef float* NM                # memory evaluations N_M (M-MCTS)
     cdef float* VM                # memory value V_M, for the player who made `move`
     cdef float* VB                # the value head's P(black wins) at the node; -1 if none
+    cdef int16_t* SB              # the score head's lead at the node, black's view, in 1/32 point; NO_LEAD if none
     cdef uint8_t* flags           # IN_LRU | EXPANDED | NET_DONE | NET_PEND
     # -- mutable tree state
     cdef int root
@@ -103,6 +105,9 @@ cdef class NodePool:
     cdef double* score_n          # [nn+2] simulations by the root's move (nn+1: all), this root
     cdef double* score_sum        # their final scores (black minus white, komi in), summed
     cdef double* score_sq         # and their squares
+    cdef double* lead_n           # [nn+2] the same for the score head's leads backed up (the deepest node
+    cdef double* lead_sum         # of the path with a lead, as the value: KataGo's scoreLead), their sum
+    cdef double* lead_sq          # and their squares
     cdef uint8_t* root_forbid     # [nn+1] moves positional superko forbids at the root
     cdef uint8_t* deep_forbid     # [2][nn+1] moves a colour may not play below the root (analysis untilDepth)
     cdef int deep_until[2]        # ... at nodes fewer than this many moves from the root (0: none)

@@ -11,12 +11,12 @@ and is searched lives elsewhere, as Pachi splits ``uct/tree.c`` from
 ``engine/tree_policy.pxd``), one simulation in ``engine/walk.pyx``, whose
 ``Tree`` is the class the search uses.
 
-Bytes per node: 67 (move 2, n_untried 2, parent/first_child/next_sibling 12,
+Bytes per node: 69 (move 2, n_untried 2, parent/first_child/next_sibling 12,
 lru_prev/lru_next 8, prior_slot 4, N/W 8, N0/W0 8, P 2, aN/aW 8, NM/VM 8,
-VB 4, flags 1), ``BYTES_PER_NODE``: the sum the pool's own per-node
+VB 4, SB 2, flags 1), ``BYTES_PER_NODE``: the sum the pool's own per-node
 allocations count (``_node_array``), so it cannot drift from them.  The
 paper's C++ nodes are 48 to 56 bytes; ours also carry the RAVE (aN/aW), the
-memory's (NM/VM) and the value head's (VB) statistics.
+memory's (NM/VM) statistics, the value head's (VB) and the score head's (SB).
 
 Tree layout.  Left-child right-sibling, one node per move (the paper's
 Figure 1).  Values: ``W[n] / N[n]`` is the mean reward, in [0, 1], of the
@@ -114,6 +114,7 @@ cdef class NodePool:
         self.NM = <float*>self._node_array(sizeof(float))
         self.VM = <float*>self._node_array(sizeof(float))
         self.VB = <float*>self._node_array(sizeof(float))
+        self.SB = <int16_t*>self._node_array(sizeof(int16_t))
         self.flags = <uint8_t*>self._node_array(sizeof(uint8_t))
         # no more nodes than the pool holds can have priors in one search;
         # the table grows on demand up to that (set_priors)
@@ -132,6 +133,9 @@ cdef class NodePool:
         self.score_n = <double*>calloc(self.nn + 2, sizeof(double))
         self.score_sum = <double*>calloc(self.nn + 2, sizeof(double))
         self.score_sq = <double*>calloc(self.nn + 2, sizeof(double))
+        self.lead_n = <double*>calloc(self.nn + 2, sizeof(double))
+        self.lead_sum = <double*>calloc(self.nn + 2, sizeof(double))
+        self.lead_sq = <double*>calloc(self.nn + 2, sizeof(double))
         self.root_forbid = <uint8_t*>calloc(self.nn + 1, sizeof(uint8_t))
         self.deep_forbid = <uint8_t*>calloc(2 * (self.nn + 1), sizeof(uint8_t))
         self.deep_until[0] = self.deep_until[1] = 0
@@ -152,7 +156,8 @@ cdef class NodePool:
                 or not self.aW or not self.NM or not self.VM or not self.VB or not self.flags or not self.priors
                 or not self.root_board or not self.pend_path or not self.pend_boards
                 or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid or not self.deep_forbid
-                or not self.score_n or not self.score_sum or not self.score_sq):
+                or not self.score_n or not self.score_sum or not self.score_sq or not self.SB
+                or not self.lead_n or not self.lead_sum or not self.lead_sq):
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         self.rng.s = seed * <uint64_t>0x9E3779B97F4A7C15 + 12345
         self.n_pend = 0
@@ -178,6 +183,7 @@ cdef class NodePool:
         free(self.deep_forbid)
         free(self.N0); free(self.W0); free(self.req_node); free(self.req_move); free(self.req_parent)
         free(self.req_boards); free(self.req_seq); free(self.score_n); free(self.score_sum); free(self.score_sq)
+        free(self.SB); free(self.lead_n); free(self.lead_sum); free(self.lead_sq)
 
 
     # ------------------------------------------------------------ pool
@@ -227,6 +233,7 @@ cdef class NodePool:
         self.NM[n] = 0
         self.VM[n] = 0
         self.VB[n] = -1
+        self.SB[n] = NO_LEAD
         self.flags[n] = 0
         self.lru_prev[n] = -1
         self.lru_next[n] = -1
@@ -235,6 +242,9 @@ cdef class NodePool:
         memset(self.score_n, 0, (self.nn + 2) * sizeof(double))
         memset(self.score_sum, 0, (self.nn + 2) * sizeof(double))
         memset(self.score_sq, 0, (self.nn + 2) * sizeof(double))
+        memset(self.lead_n, 0, (self.nn + 2) * sizeof(double))
+        memset(self.lead_sum, 0, (self.nn + 2) * sizeof(double))
+        memset(self.lead_sq, 0, (self.nn + 2) * sizeof(double))
 
     cdef void _link_child(self, int node, int n) noexcept nogil:
         """Put the initialised node n first among node's children."""
@@ -688,6 +698,24 @@ cdef class NodePool:
                 var = max(self.score_sq[m] / self.score_n[m] - mean * mean, 0.0)
                 out[-1 if m == self.nn + 1 else m] = (self.score_n[m], mean, var ** 0.5)
         return out
+
+    def root_leads(self):
+        """The score head's leads backed up through this root's simulations
+        (each simulation counts the lead of the deepest node of its path
+        that has one, black's view, komi in): {move: (n, mean, sd)} by the
+        root's move, -1 for all; empty without a net with a score head."""
+        cdef int m
+        out = {}
+        for m in range(self.nn + 2):
+            if self.lead_n[m] > 0:
+                mean = self.lead_sum[m] / self.lead_n[m]
+                var = max(self.lead_sq[m] / self.lead_n[m] - mean * mean, 0.0)
+                out[-1 if m == self.nn + 1 else m] = (self.lead_n[m], mean, var ** 0.5)
+        return out
+
+    def net_lead(self, int node):
+        """The score head's lead (black's view) kept at node, or None."""
+        return None if self.SB[node] == NO_LEAD else self.SB[node] / 32.0
 
     def ensemble_visits(self):
         """Root visits and rewards per move accumulated by the ensemble

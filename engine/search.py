@@ -413,6 +413,7 @@ class Search:
         ch = self.tree.children()
         pri = self.tree.child_priors()
         scores = self.tree.root_scores()
+        leads = self.tree.root_leads()
         out = []
         for move, N, W, P, NM, VM, node in ch:
             n0, w0 = pri[move][0], pri[move][1]
@@ -425,6 +426,8 @@ class Search:
                         "N": N, "prior_value": pv0})
             if move in scores:       # this search's own final scores through the move (black's view)
                 out[-1]["score_n"], out[-1]["score_mean"], out[-1]["score_sd"] = scores[move]
+            if move in leads:        # the score head's leads backed up through the move (black's view)
+                out[-1]["lead_n"], out[-1]["lead_mean"], out[-1]["lead_sd"] = leads[move]
         if self.cfg.pool.full_policy == "ensemble":
             # ensemble MCTS decides on the visits summed over every tree it
             # built (Fern & Lewis; Powley et al.)
@@ -452,6 +455,11 @@ class Search:
         """(n, mean, sd) of the final scores (black's view) of this root's
         simulations, or None before any."""
         return self.tree.root_scores().get(-1) if self.tree is not None else None
+
+    def root_lead(self):
+        """(n, mean, sd) of the score head's leads (black's view) backed up
+        through this root's simulations, or None without them."""
+        return self.tree.root_leads().get(-1) if self.tree is not None else None
 
     def _endgame(self):
         """The Endgame of the root position (the caller's, else one of its own)."""

@@ -8,11 +8,11 @@ backup.  ``Tree`` is the class the search uses: the node store of
 """
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
 from libc.stdlib cimport malloc, free
-from libc.math cimport sqrt
+from libc.math cimport sqrt, NAN
 from board_ext.board cimport board_t, Board, board_copy, MAXNN, rng_t, rng_next
 from board_ext.playout cimport get_policy, run_playout, MoggyRates, POLICY_MOGGY
 from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
-from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, EXPANDING, NET_DONE, NET_PEND,
+from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NO_LEAD,
                           p_code, reward_for)
 from engine.atomics cimport (atomic_add_f, atomic_add_d, atomic_fetch_add_i, atomic_fetch_add_l,
                              atomic_load_acq_i32, atomic_store_rel_i32, atomic_fetch_or_u8, atomic_fetch_and_u8)
@@ -165,6 +165,16 @@ cdef class Tree(NodePool):
             if self.first_child[n] >= 0:
                 self._lru_push_back(n)
 
+    cdef inline void _add_lead(self, int m, double lead, bint mt) noexcept nogil:
+        if mt:
+            atomic_add_d(&self.lead_n[m], 1.0)
+            atomic_add_d(&self.lead_sum[m], lead)
+            atomic_add_d(&self.lead_sq[m], lead * lead)
+        else:
+            self.lead_n[m] += 1
+            self.lead_sum[m] += lead
+            self.lead_sq[m] += lead * lead
+
     cdef inline void _add_score(self, int m, double score, bint mt) noexcept nogil:
         if mt:
             atomic_add_d(&self.score_n[m], 1.0)
@@ -192,6 +202,14 @@ cdef class Tree(NodePool):
         if ntree + nroll > 0:           # the score evidence by the root's move (score lead)
             self._add_score(moves[0], score, mt)
         self._add_score(self.nn + 1, score, mt)
+        # the score head's lead backed up as the value is: the deepest node of
+        # the path below the root that has one (KataGo's scoreLead is the
+        # visit-weighted mean of the leads below a node)
+        for i in range(depth - 1, 0, -1):
+            if self.SB[path[i]] != NO_LEAD:
+                self._add_lead(moves[0], self.SB[path[i]] / 32.0, mt)
+                self._add_lead(self.nn + 1, self.SB[path[i]] / 32.0, mt)
+                break
         if self.value_lambda > 0:
             # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
             # value head at the deepest node of the path that the net has
@@ -477,6 +495,11 @@ cdef class Tree(NodePool):
         self.n_req = 0
         return out
 
+    cdef void _add_lead_at(self, int node, double black_lead):
+        """Keep the score head's lead (black's view, points) at ``node``."""
+        if black_lead == black_lead and self.SB[node] == NO_LEAD:      # not NaN
+            self.SB[node] = <int16_t>max(-32767.0, min(32767.0, black_lead * 32.0 + (0.5 if black_lead >= 0 else -0.5)))
+
     cdef bint _add_value(self, int node, double black_value, double visits):
         """Keep the value head's P(black wins) at ``node`` (for
         tree.value_lambda) and give the node ``visits`` prior visits at that
@@ -498,7 +521,7 @@ cdef class Tree(NodePool):
                     black_value)
         return True
 
-    def add_value(self, int node, double black_value, double visits):
+    def add_value(self, int node, double black_value, double visits, double black_lead=NAN):
         """The value head's P(black wins) at ``node`` as ``visits`` prior
         visits (see :meth:`_add_value`); False when the node had its value
         already.  Between searches only (no threads running)."""
@@ -506,10 +529,11 @@ cdef class Tree(NodePool):
             raise ValueError("bad node")
         if not 0.0 <= black_value <= 1.0 or visits < 0:
             raise ValueError("black_value must be in [0, 1], visits not negative")
+        self._add_lead_at(node, black_lead)
         return self._add_value(node, black_value, visits)
 
     def add_net_priors(self, int node, priors, int move=-2, int parent=-2, double black_value=-1.0,
-                       double value_visits=0.0):
+                       double value_visits=0.0, double black_lead=NAN):
         """The rave tree: add the net's move probabilities (length nn+1) to the
         children of node as prior wins at value 1, net_equiv * sqrt(p)
         visits each (Pachi's dcnn prior in spirit; not to pass), and keep p
@@ -517,7 +541,9 @@ cdef class Tree(NodePool):
         move/parent (from take_net_requests) check that the node was not
         recycled meanwhile.  ``black_value`` (the value head's probability
         that black wins at the node, when >= 0) goes to :meth:`add_value`
-        with ``value_visits``.  Returns False when the node is gone, has no
+        with ``value_visits``, ``black_lead`` (the score head's lead for
+        black, points, when not NaN) is kept at the node for the
+        simulations below it (:meth:`root_leads`).  Returns False when the node is gone, has no
         children or had the net's priors already."""
         cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
         cdef int c
@@ -533,6 +559,7 @@ cdef class Tree(NodePool):
             return False
         if black_value >= 0:
             self._add_value(node, black_value, value_visits)
+        self._add_lead_at(node, black_lead)
         c = self.first_child[node]
         while c >= 0:
             self.P[c] = p_code(pr[self.move[c]])

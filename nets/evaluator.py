@@ -298,20 +298,26 @@ class Evaluator:
             xt = xt.contiguous(memory_format=torch.channels_last)
         return xt
 
-    def _run(self, boards):
-        """Raw logits (B, M), values (B,) or None and features (B, F) for
+    def _run(self, boards, want_lead=False):
+        """Raw logits (B, M), values (B,) or None, features (B, F) and
+        score leads (B,) or None (without ``want_lead`` or a score head) for
         boards, float32 numpy."""
         torch = self._torch
         B = len(boards)
         xt = self._input(boards)
+        leads = None
         with torch.inference_mode(), self._autocast():
-            logits, vlogit, feats = self.model.forward_all(xt)
+            if want_lead and self.has_aux:
+                logits, vlogit, score, _own, feats = self.model.forward_heads(xt)
+                leads = score.float().cpu().numpy().astype(np.float32)
+            else:
+                logits, vlogit, feats = self.model.forward_all(xt)
             logits = logits.float().cpu().numpy().copy()
             values = (None if vlogit is None else
                       torch.sigmoid(vlogit.float()).cpu().numpy().astype(np.float32))
             # (B, C, n, n) in NCHW order whatever the memory format
             feats = feats.float().contiguous().reshape(B, -1).cpu().numpy()
-        return logits, values, feats
+        return logits, values, feats, leads
 
     def _autocast(self):
         if self.precision == "bf16":
@@ -323,24 +329,29 @@ class Evaluator:
         priors, feats, _ = self.evaluate_all(boards, want_features)
         return priors, feats
 
-    def evaluate_all(self, boards, want_features: bool = False):
+    def evaluate_all(self, boards, want_features: bool = False, want_lead: bool = False):
         """(priors, features or None, values): ``values`` float32 (B,), the
         value head's probability that the side to move of each board wins,
-        or None when the net has no value head."""
+        or None when the net has no value head.  ``want_lead``: a fourth,
+        the score head's lead of each board for its side to move (points,
+        komi in), or None when the net has no score head."""
+        want_lead = want_lead and self.has_aux
         boards = list(boards)
         B = len(boards)
         M = self.n_moves
         n = self.board_size
         if B == 0:
-            return (np.zeros((0, M), np.float32),
-                    np.zeros((0, self.feature_dim), np.float32) if want_features else None,
-                    np.zeros(0, np.float32) if self.has_value else None)
+            out = (np.zeros((0, M), np.float32),
+                   np.zeros((0, self.feature_dim), np.float32) if want_features else None,
+                   np.zeros(0, np.float32) if self.has_value else None)
+            return out + (np.zeros(0, np.float32),) if want_lead else out
         for b in boards:
             if b.size != n:
                 raise ValueError(f"board is {b.size}x{b.size}, this evaluator is {n}x{n}")
         logits = np.empty((B, M), np.float32)
         values = np.empty(B, np.float32) if self.has_value else None
         feats = np.empty((B, self.feature_dim), np.float32) if want_features else None
+        leads = np.empty(B, np.float32) if want_lead else None
         todo = list(range(B))
         keys = None
         if self.cache_size > 0:
@@ -349,29 +360,35 @@ class Evaluator:
             with self._lock:
                 for i, k in enumerate(keys):
                     e = self._cache.get(k)
-                    if e is not None and (not want_features or e[1] is not None):
+                    if e is not None and (not want_features or e[1] is not None) \
+                            and (not want_lead or e[3] is not None):
                         self._cache.move_to_end(k)
                         logits[i] = e[0]
                         if want_features:
                             feats[i] = e[1]
                         if values is not None:
                             values[i] = e[2]
+                        if want_lead:
+                            leads[i] = e[3]
                         self.hits += 1
                     else:
                         todo.append(i)
                         self.misses += 1
         if todo:
             with self._run_lock:
-                lg, vl, ft = self._run([boards[i] for i in todo])
+                lg, vl, ft, ld = self._run([boards[i] for i in todo], want_lead)
             logits[todo] = lg
             if values is not None:
                 values[todo] = vl
             if want_features:
                 feats[todo] = ft
+            if want_lead:
+                leads[todo] = ld
             if self.cache_size > 0:
                 with self._lock:
                     for j, i in enumerate(todo):
-                        self._cache[keys[i]] = (lg[j], ft[j], None if vl is None else float(vl[j]))
+                        self._cache[keys[i]] = (lg[j], ft[j], None if vl is None else float(vl[j]),
+                                                None if ld is None else float(ld[j]))
                         self._cache.move_to_end(keys[i])
                     while len(self._cache) > self.cache_size:
                         self._cache.popitem(last=False)
@@ -386,6 +403,8 @@ class Evaluator:
         z -= z.max(axis=1, keepdims=True)
         np.exp(z, out=z)
         z /= z.sum(axis=1, keepdims=True)
+        if want_lead:
+            return z.astype(np.float32, copy=False), feats, values, leads
         return z.astype(np.float32, copy=False), feats, values
 
     def evaluate_aux(self, boards):
