@@ -40,8 +40,8 @@ def stress(k, threads, seed=1):
     many broke an invariant."""
     rnd = random.Random(seed)
     cfg = config.load(None, [f"search.threads={threads}", "pool.pool_size=4000", "search.early_stop=false",
-                             "prior.evaluator=net", "prior.dcnn_nodes=20", "tree.net_visits=4",
-                             "tree.expand_visits=2", f"search.seed={seed}"])
+                             "prior.evaluator=net", "prior.dcnn_nodes=20", "rave.net_visits=4",
+                             "rave.expand_visits=2", f"search.seed={seed}"])
     s = factory.make_search(cfg, factory.load_evaluator(cfg, 9))
     b, broken = Board(9), 0
     for i in range(k):

@@ -1,6 +1,6 @@
 """The phases of a game by moves played, one rule for every user: the
-search weighs the value net by phase (``tree.value_lambda`` and
-``tree.value_visits`` with three entries, engine.search), and
+search weighs the value net by phase (``search.value_lambda`` and
+``search.value_visits`` with three entries, engine.search), and
 nets/calibration.py measures what the value net is worth in each."""
 
 OPENING, MIDDLE, END = 0, 1, 2

@@ -1,6 +1,6 @@
 """Configuration: frozen dataclasses, the only home of defaults.
 
-One table per component (``[search]``, ``[tree]`` (the rave tree's), ``[uct]``
+One table per component (``[search]``, ``[rave]`` (the rave tree's), ``[uct]``
 (the first round's tree), ``[prior]``, ``[pool]``, ``[time]``, ``[memory]``,
 ``[bhrf]``, ``[moggy]``, ``[net]``, ``[player]``, ``[gtp]``), and per-size
 tables over them (``[size.<n>.<table>]``, :func:`at_size`).  ``load(path, overrides)``
@@ -53,7 +53,7 @@ class SearchConfig:
     playouts: int = _f(10000, 1, 10**9, doc="simulations per move (0 < n)")
     seconds: float = _f(0.0, 0.0, 86400.0, doc="seconds per move; 0 = playouts only")
     tree: str = _f("rave", choices=tree_policies.REGISTRY.keys(),     # a live view: a policy registered later counts
-                   doc="rave: every child at once with prior knowledge and RAVE ([tree]; Fuego/Pachi style); "
+                   doc="rave: every child at once with prior knowledge and RAVE ([rave]; Fuego/Pachi style); "
                        "uct: one node a simulation, UCB1/PUCT, net priors on the first dcnn_nodes (the first round's)")
     rollout: str = _f("expert", choices=tuple(POLICIES) + ("bhrf",), doc="rollout policy")
     threads: int = _f(0, 0, 256, doc="threads searching one tree; 0 = one a core, or one where a seed is set "
@@ -68,38 +68,12 @@ class SearchConfig:
     pass_when_won: bool = _f(True, doc="pass after the opponent's pass when the count, dead stones "
                              "estimated by player.score_playouts playouts, is ours")
     batch_size: int = _f(8, 1, 256, doc="leaves evaluated per net call (virtual loss)")
-    virtual_loss: float = _f(1.0, 0.0, 100.0, doc="the uct tree's batches: visits of virtual loss per pending "
-                             "leaf (the rave tree's threads: tree.virtual_loss)")
     max_rollout_moves: int = _f(0, 0, 2000, doc="rollout move cap; 0 = 3*N*N")
-
-
-@dataclass(frozen=True)
-class TreeConfig:
-    expand_visits: int = _f(3, 1, 10**6, doc="real visits of a leaf before it gets all its children (Pachi: 8)")
-    rave: bool = _f(True, doc="blend AMAF (first-play) values into every child's value")
-    rave_equiv: float = _f(3000.0, 1.0, 1e7, doc="RAVE equivalence k: beta = aN / (aN + n + n aN / k)")
-    K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration on total counts (0: priors and RAVE explore, as Fuego)")
-    prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
-    net_equiv: float = _f(100.0, 0.0, 1e4, doc="net prior: net_equiv * sqrt(p) visits at value 1 on each child "
-                          "(measured: docs/results/tuning.md; per size: [size.<n>.tree])")
-    net_grow: float = _f(0.0, 0.0, 1e9, doc="parent visits above which the net prior grows as sqrt(parent visits / "
-                         "net_grow), so that it keeps its pull at any budget; 0 = fixed (measured: "
-                         "docs/results/tuning.md; per size: [size.<n>.tree])")
-    net_fade: float = _f(0.0, 0.0, 1.0, doc="the share of the net prior's weight (net_equiv) lost by move "
-                         "net_fade_end * board points, falling linearly with the move number (Pachi lets "
-                         "its prior's weight fall as the game goes on; 0 = off)")
-    net_fade_end: float = _f(0.5, 0.05, 2.0, doc="where tree.net_fade is complete, in moves per board point "
-                             "(0.5: move 85 on 13x13, 180 on 19x19)")
-    net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
-    fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
-    virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
-                             "(search.threads > 1; Pachi and Fuego: 1; 3 measured stronger here, "
-                             "docs/results/threads.md)")
     value_lambda: tuple = _f((0.0,), 0.0, 1.0, item=float,
                              doc="weight of the net's value head in each simulation's result, "
                                  "(1 - lambda) rollout + lambda value at the deepest node the net evaluated "
                                  "(AlphaGo: 0.5): one number, or three by the root's phase (opening, middle "
-                                 "game, endgame, as tree.value_visits; a value worth k rollouts weighs "
+                                 "game, endgame, as search.value_visits; a value worth k rollouts weighs "
                                  "k / (k + 1)); > 0 needs weights with a value head")
     value_visits: tuple = _f((0.0, 0.0, 0.0), 0.0, 1e4, item=float,
                              doc="virtual visits at the value head's value given to a position the net "
@@ -113,6 +87,31 @@ class TreeConfig:
 
 
 @dataclass(frozen=True)
+class RaveConfig:
+    """The rave tree's table (search.tree = rave; engine/tree_rave.pyx)."""
+    expand_visits: int = _f(3, 1, 10**6, doc="real visits of a leaf before it gets all its children (Pachi: 8)")
+    rave: bool = _f(True, doc="blend AMAF (first-play) values into every child's value")
+    rave_equiv: float = _f(3000.0, 1.0, 1e7, doc="RAVE equivalence k: beta = aN / (aN + n + n aN / k)")
+    K: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration on total counts (0: priors and RAVE explore, as Fuego)")
+    prior_scale: float = _f(1.0, 0.0, 100.0, doc="multiplies the prior knowledge's visit counts (0 = none)")
+    net_equiv: float = _f(100.0, 0.0, 1e4, doc="net prior: net_equiv * sqrt(p) visits at value 1 on each child "
+                          "(measured: docs/results/tuning.md; per size: [size.<n>.rave])")
+    net_grow: float = _f(0.0, 0.0, 1e9, doc="parent visits above which the net prior grows as sqrt(parent visits / "
+                         "net_grow), so that it keeps its pull at any budget; 0 = fixed (measured: "
+                         "docs/results/tuning.md; per size: [size.<n>.rave])")
+    net_fade: float = _f(0.0, 0.0, 1.0, doc="the share of the net prior's weight (net_equiv) lost by move "
+                         "net_fade_end * board points, falling linearly with the move number (Pachi lets "
+                         "its prior's weight fall as the game goes on; 0 = off)")
+    net_fade_end: float = _f(0.5, 0.05, 2.0, doc="where rave.net_fade is complete, in moves per board point "
+                             "(0.5: move 85 on 13x13, 180 on 19x19)")
+    net_visits: int = _f(16, 0, 10**9, doc="real visits before a node asks the net (the root always asks)")
+    fpu: float = _f(1.0, 0.0, 1.0, doc="value of a child with no prior, real or AMAF statistics")
+    virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
+                             "(search.threads > 1; Pachi and Fuego: 1; 3 measured stronger here, "
+                             "docs/results/threads.md)")
+
+
+@dataclass(frozen=True)
 class UctConfig:
     """The first round's tree (search.tree = uct; engine/tree_uct.pyx)."""
     policy: str = _f("ucb1", choices=("ucb1", "puct"), doc="selection rule: UCB1 or PUCT")
@@ -123,6 +122,8 @@ class UctConfig:
     rave: bool = _f(False, doc="blend AMAF values of expanded children (Gelly & Silver)")
     rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="RAVE equivalence parameter k")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits of the net's priors (M-MCTS paper)")
+    virtual_loss: float = _f(1.0, 0.0, 100.0, doc="the uct tree's batches: visits of virtual loss per pending "
+                             "leaf (the rave tree's threads: rave.virtual_loss)")
 
 
 @dataclass(frozen=True)
@@ -284,7 +285,7 @@ class PlayerConfig:
 @dataclass(frozen=True)
 class Config:
     search: SearchConfig = field(default_factory=SearchConfig)
-    tree: TreeConfig = field(default_factory=TreeConfig)
+    rave: RaveConfig = field(default_factory=RaveConfig)
     uct: UctConfig = field(default_factory=UctConfig)
     prior: PriorConfig = field(default_factory=PriorConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
@@ -302,11 +303,15 @@ class Config:
 RENAMED = {"search.K": "uct.K", "search.policy": "uct.policy", "search.c_puct": "uct.c_puct",
            "search.rave": "uct.rave", "search.rave_equiv": "uct.rave_equiv", "prior.K": "uct.K_prior",
            "prior.cnn_strength": "uct.cnn_strength",
-           "tree.value_prior": "tree.value_visits",
-           **{f"tree.{k}_{n}": f"size.{n}.tree.{k}" for k in ("net_equiv", "net_grow") for n in (13, 19)},
+           "tree.value_prior": "search.value_visits",
+           **{f"tree.{k}_{n}": f"size.{n}.rave.{k}" for k in ("net_equiv", "net_grow") for n in (13, 19)},
+           # the tables named after their owner: the keys every tree reads in [search], the rave
+           # tree's own in [rave], each virtual loss beside its tree
+           **{f"tree.{k}": f"search.{k}" for k in ("value_lambda", "value_visits", "choose")},
+           "search.virtual_loss": "uct.virtual_loss",
            **{f"gtp.{k}": f"player.{k}" for k in ("ponder", "score_playouts", "rules", "superko_play",
                                                    "move_score_playouts")}}
-RENAMED_TABLES = {"rollout": "moggy"}
+RENAMED_TABLES = {"rollout": "moggy", "tree": "rave"}
 
 
 def renamed(key):
@@ -349,17 +354,17 @@ def _check_cross(cfg):
     if cfg.search.threads > 1 and why is not None:
         raise ConfigError(f"search.threads = {cfg.search.threads}: {why} cannot run threaded "
                           f"(set search.threads = 1, or change {why.split(' = ')[0]})")
-    if cfg.tree.choose == "lcb" and not tree_policies.get(cfg.search.tree).lcb:
+    if cfg.search.choose == "lcb" and not tree_policies.get(cfg.search.tree).lcb:
         can = [n for n, p in tree_policies.REGISTRY.items() if p.lcb]
-        raise ConfigError(f"tree.choose = lcb needs a tree that chooses by lower bound (search.tree = "
+        raise ConfigError(f"search.choose = lcb needs a tree that chooses by lower bound (search.tree = "
                           f"{' or '.join(can)}; the {cfg.search.tree} tree chooses by visits); "
-                          f"set tree.choose = visits")
-    if len(cfg.tree.value_lambda) not in (1, 3):
-        raise ConfigError(f"tree.value_lambda takes one number or three (opening, middle game, endgame), "
-                          f"got {list(cfg.tree.value_lambda)}")
-    if len(cfg.tree.value_visits) != 3:
-        raise ConfigError(f"tree.value_visits takes three numbers (opening, middle game, endgame), "
-                          f"got {list(cfg.tree.value_visits)}")
+                          f"set search.choose = visits")
+    if len(cfg.search.value_lambda) not in (1, 3):
+        raise ConfigError(f"search.value_lambda takes one number or three (opening, middle game, endgame), "
+                          f"got {list(cfg.search.value_lambda)}")
+    if len(cfg.search.value_visits) != 3:
+        raise ConfigError(f"search.value_visits takes three numbers (opening, middle game, endgame), "
+                          f"got {list(cfg.search.value_visits)}")
     if cfg.time.fuseki_end > cfg.time.yose_start:
         raise ConfigError(f"time.fuseki_end ({cfg.time.fuseki_end:g}) must not come after time.yose_start "
                           f"({cfg.time.yose_start:g})")
@@ -385,11 +390,11 @@ def _check_cross(cfg):
 # (tomlconf.overlay).
 SHIPPED_SIZES = (9, 13, 19)          # the per-size tables: one a class of board sizes (shipped_size)
 SIZE_DEFAULTS = {
-    "13": {"tree": {"net_equiv": 150.0, "net_grow": 2000.0}},
-    "19": {"tree": {"net_equiv": 150.0, "net_grow": 2000.0}},
+    "13": {"rave": {"net_equiv": 150.0, "net_grow": 2000.0}},
+    "19": {"rave": {"net_equiv": 150.0, "net_grow": 2000.0}},
 }
-SIZE_DEFAULT_DOCS = {"tree.net_equiv": "measured: docs/results/strength-19.md",
-                     "tree.net_grow": "measured: docs/results/strength-19.md"}
+SIZE_DEFAULT_DOCS = {"rave.net_equiv": "measured: docs/results/strength-19.md",
+                     "rave.net_grow": "measured: docs/results/strength-19.md"}
 SIZE_FIXED = {"gtp.boardsize": "a per-size table is chosen by the board size; it cannot set it"}
 
 
@@ -412,11 +417,11 @@ def _build_tables(data, where=""):
     tables = {f.name: f for f in fields(Config)}
     out = {}
     for tname, tval in data.items():
-        if tname in RENAMED_TABLES:
-            raise ConfigError(f"config table '[{where}{tname}]' is now '[{where}{RENAMED_TABLES[tname]}]'")
         for k in (tval if isinstance(tval, dict) else ()):
             if f"{tname}.{k}" in RENAMED:
                 raise ConfigError(f"config key '{where}{tname}.{k}' is now '{where}{RENAMED[f'{tname}.{k}']}'")
+        if tname in RENAMED_TABLES:
+            raise ConfigError(f"config table '[{where}{tname}]' is now '[{where}{RENAMED_TABLES[tname]}]'")
         if tname not in tables:
             raise ConfigError(f"unknown config table '[{where}{tname}]' (known: {', '.join(tables)}, size)")
         if not isinstance(tval, dict):
@@ -538,8 +543,8 @@ def replace(cfg, **changes):
 
 # the banner over each table of configs/default.toml
 TABLE_NOTES = {
-    "search": "the MCTS driver (engine/search.py, engine/walk.pyx)",
-    "tree": 'the rave tree (search.tree = "rave"; engine/tree_rave.pyx, board_ext/priors.pyx)',
+    "search": "the MCTS driver (engine/search.py, engine/walk.pyx) and what every tree reads: the value head's weight, the final choice",
+    "rave": 'the rave tree (search.tree = "rave"; engine/tree_rave.pyx, board_ext/priors.pyx)',
     "prior": "move priors (the net; Gelly & Silver for search.tree = uct, the M-MCTS baseline)",
     "pool": "the fixed node pool and what happens when it is full (Powley et al.)",
     "time": "thinking time under a clock (engine/timecontrol.py)",

@@ -67,7 +67,7 @@ def load_evaluator(cfg, size):
     if ev.board_size != size:
         raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
     for key in ("value_lambda", "value_visits"):
-        v = getattr(cfg.tree, key)
+        v = getattr(cfg.search, key)
         if (max(v) if isinstance(v, tuple) else v) > 0 and tree_policies.get(cfg.search.tree).reads_value \
                 and not ev.has_value:
             from engine.config import ConfigError

@@ -4,7 +4,7 @@ call no private member of ``Search`` and ``search.py`` names no tree.
 
 It owns what a search asks of its evaluator and of the M-MCTS memory:
 - ``answer(reqs)``: the rave tree's net requests, one batched call, the
-  priors (and the value, ``tree.value_lambda`` / ``tree.value_visits``) to
+  priors (and the value, ``search.value_lambda`` / ``search.value_visits``) to
   each node's children, the features to the memory;
 - ``evaluate(nodes, boards)``: the uct tree's net rows for new leaves;
 - ``value_root_children()``: the value head for every child of the root;
@@ -122,7 +122,7 @@ class NetAsk:
                     self.mem_asked += 1
 
     def value_used(self):
-        t = self.cfg.tree
+        t = self.cfg.search
         return (max(t.value_lambda) > 0 or max(t.value_visits) > 0) and getattr(self.net, "has_value", False)
 
     def lead_used(self):
@@ -132,12 +132,12 @@ class NetAsk:
         return self.cfg.player.score_source == "backup" and getattr(self.net, "has_aux", False)
 
     def value_visits(self, board):
-        """tree.value_visits for the phase of ``board``: what the value
+        """search.value_visits for the phase of ``board``: what the value
         head is worth in rollouts there (opening, middle game, endgame)."""
-        return self.cfg.tree.value_visits[board_phase(board)]
+        return self.cfg.search.value_visits[board_phase(board)]
 
     def value_root_children(self):
-        """tree.value_visits: every child of the root without a value gets
+        """search.value_visits: every child of the root without a value gets
         the value head's in one batch (the symmetric prior of the root's
         choice; a reused tree keeps what its nodes had)."""
         tree, b = self.tree, self.root_board

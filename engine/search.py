@@ -6,12 +6,12 @@ the tree policy ``search.tree`` names (``engine/tree_policies.py``):
 
 * the rave tree (``search.tree = "rave"``, the default; ``engine/tree_rave.pyx``):
   a child's value blends its mean with its AMAF (RAVE) value and the prior
-  knowledge's virtual visits (Fuego/Pachi style, ``[tree]``); a leaf gets
-  all its children at ``tree.expand_visits``; a node that reaches
-  ``tree.net_visits`` asks the net once (queued, answered in batches) and
+  knowledge's virtual visits (Fuego/Pachi style, ``[rave]``); a leaf gets
+  all its children at ``rave.expand_visits``; a node that reaches
+  ``rave.net_visits`` asks the net once (queued, answered in batches) and
   its priors join the children as ``net_equiv * sqrt(p)`` visits;
   optionally the net's value is mixed into each result
-  (``tree.value_lambda``, AlphaGo's lambda) and the M-MCTS memory value into
+  (``search.value_lambda``, AlphaGo's lambda) and the M-MCTS memory value into
   selection (Xiao et al., section 5);
 * the first round's tree (``search.tree = "uct"``; ``engine/tree_uct.pyx``,
   kept for the paper reproductions): UCB1 or PUCT, one node a simulation,
@@ -145,8 +145,8 @@ class Search:
         """The tree's constants that a change of setting may retune on a live
         tree (:meth:`retune`): the policy's own table and the shared ones."""
         c = config_mod.at_size(self.cfg, size)
-        return dict(expand_visits=c.tree.expand_visits, prior_scale=c.tree.prior_scale,
-                    fpu=c.tree.fpu, net_visits=c.tree.net_visits, max_rollout_moves=c.search.max_rollout_moves,
+        return dict(expand_visits=c.rave.expand_visits, prior_scale=c.rave.prior_scale,
+                    fpu=c.rave.fpu, net_visits=c.rave.net_visits, max_rollout_moves=c.search.max_rollout_moves,
                     **self.policy.knobs(c))
 
     def retune(self, cfg, key):
@@ -158,7 +158,7 @@ class Search:
         must be rebuilt (the tree's kind, its rollouts, threads, seed or
         batch, and every other table)."""
         table = key.split(".", 1)[0]
-        if table not in ("search", "tree", self.policy.table) or key in RETUNE_REBUILDS:
+        if table not in ("search", self.policy.table) or key in RETUNE_REBUILDS:
             return False
         if (cfg.search.tree, cfg.search.rollout) != (self.cfg.search.tree, self.cfg.search.rollout):
             return False
@@ -222,10 +222,10 @@ class Search:
 
     def _per_move(self, board):
         """The policy's knobs for this move (the rave tree's net prior
-        weight, ``tree.net_fade``): the children expanded from now on get
+        weight, ``rave.net_fade``): the children expanded from now on get
         them; and the value's weight in the
-        simulations' results for the root's phase (``tree.value_lambda``)."""
-        lam = self.cfg.tree.value_lambda
+        simulations' results for the root's phase (``search.value_lambda``)."""
+        lam = self.cfg.search.value_lambda
         if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
             self.tree.configure(value_lambda=lam[value_phase(board)] if len(lam) == 3 else lam[0])
         knobs = self.policy.per_move(config_mod.at_size(self.cfg, board.size), board.size, board.move_count)

@@ -4,13 +4,13 @@ the tree's kind.
 
 A policy declares
 - ``name`` (the value of ``search.tree``) and ``table`` (the config table
-  that holds its own knobs: ``[tree]`` for rave, ``[uct]`` for uct);
+  that holds its own knobs: ``[rave]`` for rave, ``[uct]`` for uct);
 - ``kernel``: the Cython tree policy it drives (``engine/tree_rave.pyx``,
   ``engine/tree_uct.pyx``, registered in ``engine/walk.pyx``);
 - ``threaded``: whether it can run on several threads sharing one tree
   (the one rule engine.config.threads_refused reads);
 - ``lcb``: whether it can choose its move by lower confidence bound
-  (``tree.choose = lcb``);
+  (``search.choose = lcb``);
 - ``exclusive``: whether its table is its own (no other policy reads it),
   so that ``go-param`` of one of its keys under another policy is refused,
   naming the active one;
@@ -74,7 +74,7 @@ class TreePolicy:
     lcb = False
     exclusive = False       # no other policy reads its table (a live change there is refused under another)
     expands_all = False     # a leaf gets all its children at once (the pool must hold one expansion)
-    reads_value = False     # the net's value enters its results (tree.value_lambda, tree.value_visits)
+    reads_value = False     # the net's value enters its results (search.value_lambda, search.value_visits)
 
     def knobs(self, cfg):
         raise NotImplementedError
@@ -100,13 +100,13 @@ class TreePolicy:
 
 def net_weight(tree, size, move_number):
     """The rave tree's net prior weight at move ``move_number`` of a
-    ``size`` game, from the ``[tree]`` table of that size (its per-size
+    ``size`` game, from the ``[rave]`` table of that size (its per-size
     tables give the weight by size: engine.config.at_size):
-    ``tree.net_equiv``, less by the share ``tree.net_fade`` at move
-    ``tree.net_fade_end * size * size``, linearly in between.  The rest of
+    ``rave.net_equiv``, less by the share ``rave.net_fade`` at move
+    ``rave.net_fade_end * size * size``, linearly in between.  The rest of
     the rule is the kernel's: net_equiv * sqrt(p) prior wins on each child
     (engine/walk.pyx add_net_priors), growing as sqrt(N_parent / net_grow)
-    past ``tree.net_grow`` parent visits (engine/tree_rave.pyx)."""
+    past ``rave.net_grow`` parent visits (engine/tree_rave.pyx)."""
     base = tree.net_equiv
     if tree.net_fade <= 0:
         return base
@@ -118,18 +118,18 @@ class RavePolicy(TreePolicy):
     """The default tree (Fuego/Pachi style): a node gets all its children at
     once with a few visits of prior knowledge, ranked by RAVE, with the
     net's priors as a further term; threads share it."""
-    name, table, kernel, threaded, lcb = "rave", "tree", "rave", True, True
+    name, table, kernel, threaded, lcb = "rave", "rave", "rave", True, True
     expands_all = reads_value = True
 
     def knobs(self, cfg):
-        t = cfg.tree
+        t = cfg.rave
         return dict(K=t.K, rave=t.rave, rave_equiv=t.rave_equiv, vloss=t.virtual_loss,
                     net_equiv=t.net_equiv, net_grow=t.net_grow)
 
     def per_move(self, cfg, size, move_number):
-        if cfg.tree.net_fade <= 0:
+        if cfg.rave.net_fade <= 0:
             return {}
-        return {"net_equiv": net_weight(cfg.tree, size, move_number)}
+        return {"net_equiv": net_weight(cfg.rave, size, move_number)}
 
     def start(self, search):
         tree, ask, cfg = search.tree, search.ask, search.cfg
@@ -138,7 +138,7 @@ class RavePolicy(TreePolicy):
         tree.expand_root()
         if net is not None and cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
             ask.answer([(root, -2, -2, search.root_board)])
-        if max(cfg.tree.value_visits) > 0 and ask.value_used():   # a net with a value head
+        if max(cfg.search.value_visits) > 0 and ask.value_used():   # a net with a value head
             ask.value_root_children()
         tree.set_net_budget(cfg.prior.dcnn_nodes - ask.nets_asked if net is not None else 0)
 
@@ -158,7 +158,7 @@ class RavePolicy(TreePolicy):
         return step
 
     def choose(self, cfg, rows, best):
-        if cfg.tree.choose == "lcb" and best["visits"] > 0:
+        if cfg.search.choose == "lcb" and best["visits"] > 0:
             # the highest lower bound among the children with a tenth of the
             # leader's visits (Leela Zero's rule, in spirit)
             floor = 0.1 * best["visits"]
@@ -175,7 +175,7 @@ class UctPolicy(TreePolicy):
 
     def knobs(self, cfg):
         u = cfg.uct
-        return dict(K=u.K, rave=u.rave, rave_equiv=u.rave_equiv, vloss=cfg.search.virtual_loss,
+        return dict(K=u.K, rave=u.rave, rave_equiv=u.rave_equiv, vloss=cfg.uct.virtual_loss,
                     K_prior=u.K_prior, c_puct=u.c_puct, tree_policy=u.policy, cnn_strength=u.cnn_strength)
 
     def new_root(self, search):

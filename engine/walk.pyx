@@ -91,17 +91,17 @@ cdef class Tree(NodePool):
             self.whole_child_sets = self.pol.whole_child_sets
         if expand_visits is not None:
             if expand_visits < 1:
-                raise ValueError("tree.expand_visits must be at least 1")
+                raise ValueError("rave.expand_visits must be at least 1")
             self.expand_visits = expand_visits
         if prior_scale is not None: self.prior_scale = prior_scale
         if net_equiv is not None: self.net_equiv = net_equiv
         if net_grow is not None:
             if net_grow < 0:
-                raise ValueError("tree.net_grow must not be negative")
+                raise ValueError("rave.net_grow must not be negative")
             self.net_grow = net_grow
         if value_lambda is not None:
             if not 0.0 <= value_lambda <= 1.0:
-                raise ValueError("tree.value_lambda must be in [0, 1]")
+                raise ValueError("search.value_lambda must be in [0, 1]")
             self.value_lambda = value_lambda
         if fpu is not None: self.fpu = fpu
         if net_visits is not None: self.net_visits = net_visits
@@ -213,7 +213,7 @@ cdef class Tree(NodePool):
         if self.value_lambda > 0:
             # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
             # value head at the deepest node of the path that the net has
-            # evaluated (the net sees nodes that reached tree.net_visits, not
+            # evaluated (the net sees nodes that reached rave.net_visits, not
             # every leaf; the root's value would shift every child alike)
             for i in range(depth - 1, 0, -1):
                 if self.VB[path[i]] >= 0:
@@ -378,7 +378,7 @@ cdef class Tree(NodePool):
     @property
     def net_weight(self):
         """The net prior's visits at value 1 per sqrt(p) that expansions
-        give now (tree.net_equiv for the board size, faded by tree.net_fade)."""
+        give now (rave.net_equiv for the board size, faded by rave.net_fade)."""
         return self.net_equiv
 
     @property
@@ -502,8 +502,8 @@ cdef class Tree(NodePool):
 
     cdef bint _add_value(self, int node, double black_value, double visits):
         """Keep the value head's P(black wins) at ``node`` (for
-        tree.value_lambda) and give the node ``visits`` prior visits at that
-        value for the player who moved into it (tree.value_visits).  Once a
+        search.value_lambda) and give the node ``visits`` prior visits at that
+        value for the player who moved into it (search.value_visits).  Once a
         node: a node whose value is known (the root's batch, then the net's
         call at the node) is not counted twice."""
         cdef int depth = 0, x = node

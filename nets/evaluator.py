@@ -271,7 +271,7 @@ class Evaluator:
         check_metadata(path, cfg)
         if need_value and not cfg.value_head:
             raise WeightsError(f"{path}: the net has no value head (heads {cfg.heads}), "
-                               f"and the config mixes the value in (tree.value_lambda > 0)")
+                               f"and the config mixes the value in (search.value_lambda > 0)")
         model = build_model(cfg)
         try:
             model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)

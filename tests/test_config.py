@@ -185,7 +185,12 @@ def test_experiment_settings_on_the_config_machinery(tmp_path):
 
 
 @pytest.mark.parametrize("text,new", [("[search]\nK = 0.5\n", "uct.K"), ("[gtp]\nrules = 'japanese'\n", "player.rules"),
-                                      ("[prior]\nK = 0.1\n", "uct.K_prior"), ("[rollout]\npattern = 0.5\n", "[moggy]")])
+                                      ("[prior]\nK = 0.1\n", "uct.K_prior"), ("[rollout]\npattern = 0.5\n", "[moggy]"),
+                                      ("[tree]\nvalue_lambda = [0.2]\n", "search.value_lambda"),
+                                      ("[tree]\nchoose = 'lcb'\n", "search.choose"),
+                                      ("[tree]\nnet_equiv = 50\n", "[rave]"),
+                                      ("[size.19.tree]\nvalue_lambda = [0.2]\n", "size.19.search.value_lambda"),
+                                      ("[search]\nvirtual_loss = 2\n", "uct.virtual_loss")])
 def test_an_old_key_names_the_new_one(tmp_path, text, new):
     (tmp_path / "old.toml").write_text(text)
     with pytest.raises(C.ConfigError, match=re.escape(new)):
@@ -197,11 +202,22 @@ def test_an_old_key_in_an_override_names_the_new_one():
         C.load(None, ["gtp.score_playouts=50"])
 
 
+def test_the_tables_are_named_after_their_owner():
+    """[search] holds what every tree reads, [rave] the rave tree's knobs,
+    each virtual loss sits beside its tree."""
+    c = C.load(None, ["search.value_lambda=0.3", "rave.net_equiv=50", "rave.virtual_loss=2", "uct.virtual_loss=4"])
+    assert c.search.value_lambda == (0.3,) and c.rave.net_equiv == 50
+    assert c.rave.virtual_loss == 2 and c.uct.virtual_loss == 4
+    assert not hasattr(c, "tree") and not hasattr(c.rave, "value_lambda") and not hasattr(c.search, "virtual_loss")
+    with pytest.raises(C.ConfigError, match=r"'tree.net_equiv' is now|'\[tree\]' is now '\[rave\]'"):
+        C.load(None, ["tree.net_equiv=50"])
+
+
 def test_lcb_choice_off_the_rave_tree_is_refused():
     from engine.config import ConfigError, load
-    with pytest.raises(ConfigError, match=r"tree.choose = lcb needs a tree that chooses by lower bound \(search.tree = rave"):
-        load(None, ["search.tree=uct", "tree.choose=lcb"])
-    assert load(None, ["tree.choose=lcb"]).tree.choose == "lcb"
+    with pytest.raises(ConfigError, match=r"search.choose = lcb needs a tree that chooses by lower bound \(search.tree = rave"):
+        load(None, ["search.tree=uct", "search.choose=lcb"])
+    assert load(None, ["search.choose=lcb"]).search.choose == "lcb"
 
 
 def test_ringmaster_control_file_against_fuego():

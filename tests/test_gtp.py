@@ -761,7 +761,7 @@ def test_fuzz_ten_thousand_lines_on_one_engine(line):
 
 
 @pytest.mark.parametrize("line", ["go-param search.seconds nan", "go-param search.seconds inf",
-                                  "go-param time.main_fraction -inf", "go-param tree.fpu nan"])
+                                  "go-param time.main_fraction -inf", "go-param rave.fpu nan"])
 def test_lines_that_once_broke_the_gtp_server(line):
     """go-param took NaN (the range check skipped it); every numeric
     setting refuses NaN and the infinities."""

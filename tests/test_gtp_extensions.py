@@ -139,8 +139,8 @@ def test_kata_params_map_onto_config_keys(eng):
     ok(eng, "kata-set-param ponderingEnabled true")
     assert eng.player.ponder and ok(eng, "kata-get-param ponderingEnabled") == "true"
     ok(eng, "kata-set-param ponderingEnabled false")
-    ok(eng, "kata-set-param tree.fpu 0.9")               # our own names too
-    assert eng.cfg.tree.fpu == 0.9
+    ok(eng, "kata-set-param rave.fpu 0.9")               # our own names too
+    assert eng.cfg.rave.fpu == 0.9
     # cpuctExploration sets uct.c_puct, which the default (rave) tree does not read: refused, saying so
     assert "the active policy is rave" in fail(eng, "kata-set-param cpuctExploration 2")
     ok(eng, "kata-set-param search.tree uct")
@@ -173,8 +173,8 @@ def test_lz_setoption_maps_leela_zero_options(eng):
     ok(eng, "lz-setoption name Resign Percentage value -1")
     assert eng.cfg.search.resign_threshold == 0.0
     ok(eng, "lz-setoption name pondering value false")
-    ok(eng, "lz-setoption name tree.K value 0.5")            # our own names too
-    assert eng.cfg.tree.K == 0.5
+    ok(eng, "lz-setoption name rave.K value 0.5")            # our own names too
+    assert eng.cfg.rave.K == 0.5
     lines = ok(eng, "lz-setoption").split("\n")
     assert all(re.fullmatch(r"option name [\w ()]+ type (spin|check) default \S+", ln) for ln in lines)
     assert "unsupported" in fail(eng, "lz-setoption name Percentage of memory for cache value 10")

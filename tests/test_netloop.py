@@ -22,8 +22,8 @@ def test_gate_plays_and_ship_copies(tmp_path):
                                                         ModelConfig.tiny(9, value_head=True).to_dict()}))
     v = netloop.gate(9, cand, str(tmp_path / "gate"), games=2, playouts=8, threshold=0.0,
                      sets=["player.score_playouts=8", "pool.pool_size=5000"],
-                     cand_sets=["tree.value_lambda=0.5"], progress=False)
-    assert v["games"] == 2 and v["passed"] and v["candidate_sets"] == ["tree.value_lambda=0.5"]
+                     cand_sets=["search.value_lambda=0.5"], progress=False)
+    assert v["games"] == 2 and v["passed"] and v["candidate_sets"] == ["search.value_lambda=0.5"]
     on_disk = json.loads((tmp_path / "gate" / "gate.json").read_text())
     assert on_disk["wins"] + on_disk["losses"] + on_disk["draws"] == 2
     sgfs = sorted(f for f in os.listdir(tmp_path / "gate") if f.endswith(".sgf"))
@@ -31,7 +31,7 @@ def test_gate_plays_and_ship_copies(tmp_path):
     # the threshold decides; a resumed gate replays nothing
     v2 = netloop.gate(9, cand, str(tmp_path / "gate"), games=2, playouts=8, threshold=1.01,
                       sets=["player.score_playouts=8", "pool.pool_size=5000"],
-                      cand_sets=["tree.value_lambda=0.5"], progress=False)
+                      cand_sets=["search.value_lambda=0.5"], progress=False)
     assert not v2["passed"] and v2["wins"] == v["wins"]
     wdir = tmp_path / "weights"
     wdir.mkdir()

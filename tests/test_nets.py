@@ -496,7 +496,7 @@ def test_value_lambda_needs_a_value_head(tmp_path):
     from engine.factory import load_evaluator
     w = tmp_path / "policy_only.pt"
     torch.save({k: v.half() for k, v in PolicyNet(ModelConfig.tiny(N)).state_dict().items()}, w)
-    cfg = config.load(None, [f"net.weights={w}", "tree.value_lambda=0.5"])
+    cfg = config.load(None, [f"net.weights={w}", "search.value_lambda=0.5"])
     with pytest.raises(config.ConfigError, match="no value head"):
         load_evaluator(cfg, N)
     assert load_evaluator(config.load(None, [f"net.weights={w}"]), N).has_value is False

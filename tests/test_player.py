@@ -208,7 +208,7 @@ def test_set_option_rebuilds_the_search_for_what_it_reads(key, value, read):
 
 
 @pytest.mark.parametrize("key,value,read", [
-    ("tree.K", "0.5", lambda c: c.tree.K == 0.5),
+    ("rave.K", "0.5", lambda c: c.rave.K == 0.5),
     ("uct.rave_equiv", "1234", lambda c: c.uct.rave_equiv == 1234),
     ("search.resign_threshold", "0.2", lambda c: c.search.resign_threshold == 0.2)])
 def test_set_option_retunes_the_live_search_for_its_constants(key, value, read):

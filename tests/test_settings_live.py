@@ -14,10 +14,10 @@ from engine.config import load
 from engine.gtp.server import GtpServer
 from tests.conftest import ROOT, SMALL
 
-SEARCH_TABLES = ("search", "tree", "uct", "prior", "pool", "memory", "bhrf", "moggy", "net")
+SEARCH_TABLES = ("search", "rave", "uct", "prior", "pool", "memory", "bhrf", "moggy", "net")
 # a value for the keys whose type alone does not give a valid other one
 SPECIAL = {"net.weights": os.path.join(ROOT, "nets", "weights", "9x9.pt"), "gtp.name": "other",
-           "player.book_file": "some-book.json", "tree.value_lambda": "0.25", "tree.value_visits": "[4,2,1]",
+           "player.book_file": "some-book.json", "search.value_lambda": "0.25", "search.value_visits": "[4,2,1]",
            "search.threads": "1", "search.seed": "12345", "net.device": "cpu", "gtp.log_file": "engine.log"}
 
 

@@ -37,7 +37,7 @@ def test_the_shipped_sizes_differ_where_they_were_measured_apart():
     assert s9.net.weights.endswith("9x9-res3.pt") and s19.net.weights.endswith("19x19-res.pt")
     assert s13.net.weights == ""                       # 13x13 reads nets/weights/19x19.pt at 13x13
     assert s9.gtp.komi == 7.0 and s19.gtp.komi == 7.5
-    assert s9.tree.net_equiv == 100.0 and s19.tree.net_equiv == C.SIZE_DEFAULTS["19"]["tree"]["net_equiv"]
+    assert s9.rave.net_equiv == 100.0 and s19.rave.net_equiv == C.SIZE_DEFAULTS["19"]["rave"]["net_equiv"]
 
 
 def engine(config=SHIPPED_CONFIG, *sets):
@@ -57,7 +57,7 @@ def test_boardsize_takes_the_size_s_values_and_keeps_the_session_s_settings(star
     eng.respond("boardsize 19")
     c19 = at_size(SHIPPED, 19)
     assert p.cfg.search.seconds == c19.search.seconds and p.cfg.pool.pool_size == c19.pool.pool_size
-    assert p.cfg.tree.net_equiv == c19.tree.net_equiv and p.cfg.player.score_playouts == 200
+    assert p.cfg.rave.net_equiv == c19.rave.net_equiv and p.cfg.player.score_playouts == 200
     assert p.cfg.search.resign_threshold == 0.2                     # the session's go-param
     assert p.tc.middle_weight == 3.0
     assert eng.respond("go-param search.seconds").split()[-1] == repr(c19.search.seconds)
@@ -87,11 +87,11 @@ def test_go_param_of_a_per_size_key():
     p = eng.player
     assert eng.respond("go-param size.19.search.seconds 7").startswith("=")
     assert p.cfg.search.seconds == at_size(SHIPPED, 9).search.seconds
-    assert eng.respond("go-param size.9.tree.rave_equiv 1234").startswith("=")
-    assert p.cfg.tree.rave_equiv == 1234
+    assert eng.respond("go-param size.9.rave.rave_equiv 1234").startswith("=")
+    assert p.cfg.rave.rave_equiv == 1234
     eng.respond("boardsize 19")
-    assert p.cfg.search.seconds == 7 and p.cfg.tree.rave_equiv == C.TreeConfig().rave_equiv
-    for bad, why in (("size.19.tree.nope 1", "unknown config key"), ("size.11.search.seconds 1", "per-size tables"),
+    assert p.cfg.search.seconds == 7 and p.cfg.rave.rave_equiv == C.RaveConfig().rave_equiv
+    for bad, why in (("size.19.rave.nope 1", "unknown config key"), ("size.11.search.seconds 1", "per-size tables"),
                      ("size.19.search.seconds -1", "below the minimum"), ("size.19.seconds 1", "size.<n>.table.key"),
                      ("size.9.gtp.boardsize 9", "cannot")):
         r = eng.respond("go-param " + bad)

@@ -48,8 +48,8 @@ def test_stress_many_short_searches_with_reuse_analysis_and_the_net():
     ev = factory.load_evaluator(cfg("prior.evaluator=net"), 9)
     for threads, pool in ((2, 3000), (6, 40000)):
         s = factory.make_search(cfg(f"search.threads={threads}", f"pool.pool_size={pool}",
-                                    "search.early_stop=false", "prior.dcnn_nodes=20", "tree.net_visits=4",
-                                    "tree.expand_visits=2"), ev)
+                                    "search.early_stop=false", "prior.dcnn_nodes=20", "rave.net_visits=4",
+                                    "rave.expand_visits=2"), ev)
         assert s.threads == threads
         b = Board(9)
         for i in range(30):

@@ -122,11 +122,11 @@ def test_net_equiv_by_board_size():
     """The net prior's weight by board size comes from the per-size tables:
     9x9 and smaller take the value for every size unless [size.9] says
     otherwise, up to 15x15 the table of 13, above it the table of 19."""
-    c = config.load(None, ["tree.net_equiv=30", "size.13.tree.net_equiv=100", "size.19.tree.net_equiv=400"])
-    assert [config.at_size(c, n).tree.net_equiv for n in (5, 9, 11, 13, 15, 16, 19)] == \
+    c = config.load(None, ["rave.net_equiv=30", "size.13.rave.net_equiv=100", "size.19.rave.net_equiv=400"])
+    assert [config.at_size(c, n).rave.net_equiv for n in (5, 9, 11, 13, 15, 16, 19)] == \
         [30, 30, 100, 100, 100, 400, 400]
-    assert config.at_size(config.load(), 19).tree.net_equiv == config.SIZE_DEFAULTS["19"]["tree"]["net_equiv"]
-    with pytest.raises(config.ConfigError, match="'tree.net_equiv_19' is now 'size.19.tree.net_equiv'"):
+    assert config.at_size(config.load(), 19).rave.net_equiv == config.SIZE_DEFAULTS["19"]["rave"]["net_equiv"]
+    with pytest.raises(config.ConfigError, match="'tree.net_equiv_19' is now 'size.19.rave.net_equiv'"):
         config.load(None, ["tree.net_equiv_19=3"])
 
 
@@ -137,7 +137,7 @@ def test_the_search_gives_the_net_the_weight_of_its_board_size(size):
     fav = pt("G3", size)
     ev = ScriptedEvaluator({fav: 1e6})
     s = Search(cfg("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1",
-                   "tree.net_equiv=10", "size.13.tree.net_equiv=200", "size.19.tree.net_equiv=1000"), evaluator=ev)
+                   "rave.net_equiv=10", "size.13.rave.net_equiv=200", "size.19.rave.net_equiv=1000"), evaluator=ev)
     s.set_position(Board(size), 7.0)
     s.run()
     t = s.tree
@@ -149,20 +149,20 @@ def test_the_search_gives_the_net_the_weight_of_its_board_size(size):
 
 
 def test_net_fade_by_move_number():
-    """tree.net_fade takes its share off the net's weight linearly, reaching
+    """rave.net_fade takes its share off the net's weight linearly, reaching
     it at move net_fade_end * board points and staying there; off, the
     weight is the board size's at every move."""
-    t = config.at_size(config.load(None, ["size.13.tree.net_equiv=200", "tree.net_fade=0.75",
-                                          "tree.net_fade_end=0.5"]), 13).tree
+    t = config.at_size(config.load(None, ["size.13.rave.net_equiv=200", "rave.net_fade=0.75",
+                                          "rave.net_fade_end=0.5"]), 13).rave
     end = 0.5 * 169
     assert tree_policies.net_weight(t, 13, 0) == 200
     assert tree_policies.net_weight(t, 13, end / 2) == pytest.approx(200 * (1 - 0.75 / 2))
     assert tree_policies.net_weight(t, 13, end) == pytest.approx(50)
     assert tree_policies.net_weight(t, 13, 300) == pytest.approx(50)
-    off = config.at_size(config.load(None, ["size.13.tree.net_equiv=200"]), 13).tree
+    off = config.at_size(config.load(None, ["size.13.rave.net_equiv=200"]), 13).rave
     assert off.net_fade == 0 and tree_policies.net_weight(off, 13, 150) == 200
-    with pytest.raises(config.ConfigError, match="tree.net_fade"):
-        config.load(None, ["tree.net_fade=1.5"])
+    with pytest.raises(config.ConfigError, match="rave.net_fade"):
+        config.load(None, ["rave.net_fade=1.5"])
 
 
 FILL_B = [c + "9" for c in COLS] + [c + "8" for c in COLS] + ["A7", "B7"]
@@ -176,8 +176,8 @@ def test_the_search_fades_the_net_with_the_game():
     on."""
     size = 9
     fav = pt("G3", size)
-    opts = ("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1", "tree.net_equiv=100",
-            "tree.net_fade=0.8", "tree.net_fade_end=0.5")
+    opts = ("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1", "rave.net_equiv=100",
+            "rave.net_fade=0.8", "rave.net_fade_end=0.5")
     gained = []
     for moves in (0, 40):
         b = Board(size)
@@ -186,7 +186,7 @@ def test_the_search_fades_the_net_with_the_game():
             b.play(pt(FILL_W[i], size))
         s = Search(cfg(*opts), evaluator=ScriptedEvaluator({fav: 1e6}))
         s.set_position(b, 7.0)
-        assert s.tree.net_weight == pytest.approx(tree_policies.net_weight(s.cfg.tree, size, moves))
+        assert s.tree.net_weight == pytest.approx(tree_policies.net_weight(s.cfg.rave, size, moves))
         s.run()
         t = s.tree
         pri = t.child_priors()
@@ -196,24 +196,24 @@ def test_the_search_fades_the_net_with_the_game():
 
 
 def test_net_grow_by_board_size():
-    """tree.net_grow is a threshold in visits: each size class takes its own
+    """rave.net_grow is a threshold in visits: each size class takes its own
     table's (9x9 and smaller, up to 15x15, above); a value for every size
     set after the tables replaces theirs."""
-    c = config.load(None, ["tree.net_grow=0", "size.13.tree.net_grow=500", "size.19.tree.net_grow=2000"])
-    assert [config.at_size(c, n).tree.net_grow for n in (7, 9, 11, 13, 17, 19)] == [0, 0, 500, 500, 2000, 2000]
-    later = config.load(None, ["size.13.tree.net_grow=500", "tree.net_grow=40"])
-    assert [config.at_size(later, n).tree.net_grow for n in (9, 13, 19)] == [40, 40, 40]
+    c = config.load(None, ["rave.net_grow=0", "size.13.rave.net_grow=500", "size.19.rave.net_grow=2000"])
+    assert [config.at_size(c, n).rave.net_grow for n in (7, 9, 11, 13, 17, 19)] == [0, 0, 500, 500, 2000, 2000]
+    later = config.load(None, ["size.13.rave.net_grow=500", "rave.net_grow=40"])
+    assert [config.at_size(later, n).rave.net_grow for n in (9, 13, 19)] == [40, 40, 40]
 
 
 def test_the_net_prior_grows_with_the_parents_visits():
-    """With tree.net_grow the net's prior visits on a child grow as
+    """With rave.net_grow the net's prior visits on a child grow as
     sqrt(N_parent / net_grow): the favoured child's value rises (more prior
     wins), a child the net gave nothing keeps its value, and below the
     threshold nothing changes."""
     fav = pt("G3")
     ev = ScriptedEvaluator({fav: 1e6})
     s = Search(cfg("search.playouts=600", "search.early_stop=false", "prior.dcnn_nodes=1",
-                   "tree.net_equiv=10"), evaluator=ev)
+                   "rave.net_equiv=10"), evaluator=ev)
     s.set_position(Board(9), 7.0)
     s.run()
     t = s.tree
@@ -236,7 +236,7 @@ def test_a_growing_net_prior_steers_more_visits_to_the_favourite():
     visits = {}
     for grow in (0, 50):
         s = Search(cfg("search.playouts=1500", "search.early_stop=false", "prior.dcnn_nodes=1",
-                       "tree.net_equiv=10", f"tree.net_grow={grow}"), evaluator=ScriptedEvaluator({fav: 1e6}))
+                       "rave.net_equiv=10", f"rave.net_grow={grow}"), evaluator=ScriptedEvaluator({fav: 1e6}))
         s.set_position(Board(9), 7.0)
         s.run()
         visits[grow] = {d["move"]: d["visits"] for d in s.analysis()}[fav]
@@ -245,8 +245,8 @@ def test_a_growing_net_prior_steers_more_visits_to_the_favourite():
 
 def test_net_priors_are_queued_and_added_to_children():
     ev = ScriptedEvaluator({pt("G3"): 1000.0})
-    s = Search(cfg("search.playouts=400", "search.early_stop=false", "tree.net_visits=8",
-                   "prior.dcnn_nodes=20", "tree.net_equiv=30"), evaluator=ev)
+    s = Search(cfg("search.playouts=400", "search.early_stop=false", "rave.net_visits=8",
+                   "prior.dcnn_nodes=20", "rave.net_equiv=30"), evaluator=ev)
     s.set_position(Board(9), 7.0)
     s.run()
     t = s.tree
@@ -294,7 +294,7 @@ def test_net_prior_is_overturned_by_real_visits():
 
 def test_priors_and_statistics_survive_tree_reuse():
     ev = ScriptedEvaluator({pt("E5"): 50.0})
-    s = Search(cfg("search.playouts=2000", "search.early_stop=false", "tree.net_visits=4"), evaluator=ev)
+    s = Search(cfg("search.playouts=2000", "search.early_stop=false", "rave.net_visits=4"), evaluator=ev)
     b = Board(9)
     s.set_position(b, 7.0)
     s.run()
@@ -345,16 +345,16 @@ def test_rave_pool_never_exceeds_capacity(policy):
 
 
 def test_tree_knobs_are_checked():
-    with pytest.raises(config.ConfigError, match="tree.expand_visits"):
-        config.load(None, ["tree.expand_visits=0"])
-    with pytest.raises(config.ConfigError, match="tree.choose"):
-        config.load(None, ["tree.choose=best"])
+    with pytest.raises(config.ConfigError, match="rave.expand_visits"):
+        config.load(None, ["rave.expand_visits=0"])
+    with pytest.raises(config.ConfigError, match="search.choose"):
+        config.load(None, ["search.choose=best"])
     with pytest.raises(config.ConfigError, match="search.tree"):
         config.load(None, ["search.tree=mcts"])
 
 
 def test_lcb_choice_runs():
-    s = Search(cfg("search.playouts=500", "tree.choose=lcb"))
+    s = Search(cfg("search.playouts=500", "search.choose=lcb"))
     s.set_position(Board(9), 7.0)
     r = s.run()
     assert 0 <= r.move <= 81
@@ -407,14 +407,14 @@ class _ValueNet(ScriptedEvaluator):
 
 
 def test_value_head_mixes_into_the_results():
-    """tree.value_lambda = 1: a simulation's result is the value at the
+    """search.value_lambda = 1: a simulation's result is the value at the
     deepest node the net evaluated, so a net sure that the side to move
     loses once black holds E5 makes E5 look won for black and nothing else
     does."""
     e5 = pt("E5")
     ev = _ValueNet(e5)
-    s = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
-                   "prior.dcnn_nodes=500", "tree.value_lambda=1.0"), evaluator=ev)
+    s = Search(cfg("search.playouts=600", "search.early_stop=false", "rave.net_visits=4",
+                   "prior.dcnn_nodes=500", "search.value_lambda=1.0"), evaluator=ev)
     s.set_position(Board(9), 7.0)
     s.run()
     t = s.tree
@@ -426,14 +426,14 @@ def test_value_head_mixes_into_the_results():
     assert n > 20 and w / n > 0.8
     assert ch[e5][0] == max(n for n, w in ch.values())
     # lambda 0 (the default) leaves the rollouts alone: the same net changes nothing
-    s0 = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
+    s0 = Search(cfg("search.playouts=600", "search.early_stop=false", "rave.net_visits=4",
                     "prior.dcnn_nodes=500"), evaluator=_ValueNet(e5))
     s0.set_position(Board(9), 7.0)
     s0.run()
     n0, w0 = {c[0]: (c[1], c[2]) for c in s0.tree.children()}[e5]
     assert w0 / n0 < 0.8
     with pytest.raises(config.ConfigError, match="value_lambda"):
-        cfg("tree.value_lambda=1.5")
+        cfg("search.value_lambda=1.5")
 
 
 def test_value_lambda_by_the_roots_phase():
@@ -443,8 +443,8 @@ def test_value_lambda_by_the_roots_phase():
     e5 = pt("E5")
 
     def e5_rate(board, lam):
-        s = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
-                       "prior.dcnn_nodes=500", f"tree.value_lambda={lam}"), evaluator=_ValueNet(e5))
+        s = Search(cfg("search.playouts=600", "search.early_stop=false", "rave.net_visits=4",
+                       "prior.dcnn_nodes=500", f"search.value_lambda={lam}"), evaluator=_ValueNet(e5))
         s.set_position(board, 7.0)
         s.run()
         n, w = {c[0]: (c[1], c[2]) for c in s.tree.children()}[e5]
@@ -457,11 +457,11 @@ def test_value_lambda_by_the_roots_phase():
     assert mid.move_count == 30
     assert e5_rate(mid, "[1.0,0.0,0.0]") < 0.8
     with pytest.raises(config.ConfigError, match="one number or three"):
-        cfg("tree.value_lambda=[0.5,0.5]")
+        cfg("search.value_lambda=[0.5,0.5]")
 
 
 def test_value_visits_add_visits_at_the_nets_value():
-    """tree.value_visits = [50, 50, 50]: every child of the root gets its
+    """search.value_visits = [50, 50, 50]: every child of the root gets its
     value in one batch before the search, as 50 prior visits for its
     mover: E5 (white to move there, sure to lose) all won for black, every
     other child (value 0.5) half won; the net's later call at a node adds
@@ -469,13 +469,13 @@ def test_value_visits_add_visits_at_the_nets_value():
     e5 = pt("E5")
 
     def run(*sets):
-        s = Search(cfg("search.playouts=600", "search.early_stop=false", "tree.net_visits=4",
+        s = Search(cfg("search.playouts=600", "search.early_stop=false", "rave.net_visits=4",
                        "prior.dcnn_nodes=500", *sets), evaluator=_ValueNet(e5))
         s.set_position(Board(9), 7.0)
         s.run()
         return s.tree, s.tree.child_priors()
 
-    t, pri = run("tree.value_visits=[50, 50, 50]")
+    t, pri = run("search.value_visits=[50, 50, 50]")
     t0, pri0 = run()
     kid = [c[6] for c in t.children() if c[0] == e5][0]
     assert t.net_value(kid) == 1.0
@@ -488,11 +488,11 @@ def test_value_visits_add_visits_at_the_nets_value():
             assert pri[c[0]][0] - pri0[c[0]][0] == pytest.approx(50)
             assert pri[c[0]][1] - pri0[c[0]][1] == pytest.approx(25, abs=1e-3)
     # by phase: the opening's count only, in the opening
-    t, pri = run("tree.value_visits=[7, 50, 50]")
+    t, pri = run("search.value_visits=[7, 50, 50]")
     assert pri[e5][0] - pri0[e5][0] == pytest.approx(7)
     with pytest.raises(config.ConfigError, match="value_visits"):
-        cfg("tree.value_visits=[-1, 0, 0]")
+        cfg("search.value_visits=[-1, 0, 0]")
     with pytest.raises(config.ConfigError, match="three numbers"):
-        cfg("tree.value_visits=[1, 2]")
-    with pytest.raises(config.ConfigError, match="tree.value_visits"):
+        cfg("search.value_visits=[1, 2]")
+    with pytest.raises(config.ConfigError, match="search.value_visits"):
         cfg("tree.value_prior=20")

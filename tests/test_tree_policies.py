@@ -71,7 +71,7 @@ def test_a_toy_policy_added_by_the_recipe_searches(toy):
     with pytest.raises(config.ConfigError, match="search.tree = toy"):
         config.load(None, ["search.tree=toy", "search.threads=2"])
     with pytest.raises(config.ConfigError, match="the toy tree chooses by visits"):
-        config.load(None, ["search.tree=toy", "tree.choose=lcb"])
+        config.load(None, ["search.tree=toy", "search.choose=lcb"])
 
 
 def test_an_unknown_policy_is_refused_naming_the_known_ones():
@@ -90,11 +90,11 @@ def test_a_weight_change_over_go_param_keeps_the_tree():
     s = p.search_built
     nodes = sum(c[1] for c in s.tree.children())
     assert nodes > 0
-    p.set_option("tree.net_equiv", 7)
+    p.set_option("rave.net_equiv", 7)
     p.set_option("search.playouts", 500)
-    p.set_option("tree.fpu", 0.9)
+    p.set_option("rave.fpu", 0.9)
     assert p.search_built is s and sum(c[1] for c in s.tree.children()) == nodes     # the same tree
-    assert s.tree.net_weight == 7 and s.cfg.tree.fpu == pytest.approx(0.9) and s.cfg.search.playouts == 500
+    assert s.tree.net_weight == 7 and s.cfg.rave.fpu == pytest.approx(0.9) and s.cfg.search.playouts == 500
     p.set_option("search.rollout", "moggy")
     assert p.search_built is None                         # rebuilt at the next search
 

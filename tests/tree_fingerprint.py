@@ -30,7 +30,7 @@ ROOT = os.path.dirname(HERE)
 # (name, config file or None, settings, board size, opening moves, simulations)
 CASES = [
     # the default engine, net priors, at the net's weight, with the net the fingerprint was taken with and its value off
-    ("rave-net-9", "configs/9x9.toml", ["tree.net_equiv=30", "net.weights=nets/weights/9x9.pt", "tree.value_lambda=0"], 9, [40, 30], 1500),
+    ("rave-net-9", "configs/9x9.toml", ["rave.net_equiv=30", "net.weights=nets/weights/9x9.pt", "search.value_lambda=0"], 9, [40, 30], 1500),
     ("rave-expert-9", "configs/9x9.toml", ["prior.evaluator=expert"], 9, [40], 1500),
     ("rave-recycle-9", "configs/9x9.toml", ["prior.evaluator=expert", "pool.pool_size=300"], 9, [], 1500),
     ("rave-moggy-19", "configs/19x19.toml", ["prior.evaluator=expert", "search.rollout=moggy"], 19, [72], 400),

@@ -16,7 +16,7 @@ games; with ``--ship`` a pass ships it.  The verdict and the figures go to
 ``<out>/gate.json``; the exit status is 0 for a pass, 1 for a fail.
 
 A candidate whose value head the config mixes in (``--set
-tree.value_lambda=0.5``) is gated with that setting on its side only: the
+search.value_lambda=0.5``) is gated with that setting on its side only: the
 shipped net without a value head plays the rollouts alone.
 
 ``ship`` copies the candidate's weights and metadata over the shipped

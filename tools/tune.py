@@ -1,7 +1,7 @@
 """Tune engine knobs by SPSA (Spall 1992, as Fishtest tunes Stockfish).
 
     python -m tools.tune --config configs/9x9.toml --size 9 --playouts 300 \\
-        --knob tree.rave_equiv=500:20000 --knob tree.prior_scale=0.2:4 --knob tree.net_equiv=0:120 \\
+        --knob rave.rave_equiv=500:20000 --knob rave.prior_scale=0.2:4 --knob rave.net_equiv=0:120 \\
         --iterations 400 --pairs 2 --workers 2 --out runs/tune/rave-9
 
 Each knob is ``table.key=LO:HI`` (its value now, from the config, is where
