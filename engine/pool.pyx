@@ -690,13 +690,17 @@ cdef class NodePool:
         simulations: {move: (n, mean, sd)} by the root's move, and the key
         -1 for all of them (the search's own score evidence, beside its
         win rates)."""
+        return self._by_move(self.score_n, self.score_sum, self.score_sq)
+
+    cdef dict _by_move(self, const double* n, const double* total, const double* sq):
+        """{move: (n, mean, sd)} of the tallies by the root's move, -1 for all."""
         cdef int m
         out = {}
         for m in range(self.nn + 2):
-            if self.score_n[m] > 0:
-                mean = self.score_sum[m] / self.score_n[m]
-                var = max(self.score_sq[m] / self.score_n[m] - mean * mean, 0.0)
-                out[-1 if m == self.nn + 1 else m] = (self.score_n[m], mean, var ** 0.5)
+            if n[m] > 0:
+                mean = total[m] / n[m]
+                var = max(sq[m] / n[m] - mean * mean, 0.0)
+                out[-1 if m == self.nn + 1 else m] = (n[m], mean, var ** 0.5)
         return out
 
     def root_leads(self):
@@ -704,14 +708,7 @@ cdef class NodePool:
         (each simulation counts the lead of the deepest node of its path
         that has one, black's view, komi in): {move: (n, mean, sd)} by the
         root's move, -1 for all; empty without a net with a score head."""
-        cdef int m
-        out = {}
-        for m in range(self.nn + 2):
-            if self.lead_n[m] > 0:
-                mean = self.lead_sum[m] / self.lead_n[m]
-                var = max(self.lead_sq[m] / self.lead_n[m] - mean * mean, 0.0)
-                out[-1 if m == self.nn + 1 else m] = (self.lead_n[m], mean, var ** 0.5)
-        return out
+        return self._by_move(self.lead_n, self.lead_sum, self.lead_sq)
 
     def net_lead(self, int node):
         """The score head's lead (black's view) kept at node, or None."""

@@ -166,24 +166,10 @@ cdef class Tree(NodePool):
                 self._lru_push_back(n)
 
     cdef inline void _add_lead(self, int m, double lead, bint mt) noexcept nogil:
-        if mt:
-            atomic_add_d(&self.lead_n[m], 1.0)
-            atomic_add_d(&self.lead_sum[m], lead)
-            atomic_add_d(&self.lead_sq[m], lead * lead)
-        else:
-            self.lead_n[m] += 1
-            self.lead_sum[m] += lead
-            self.lead_sq[m] += lead * lead
+        _tally(self.lead_n, self.lead_sum, self.lead_sq, m, lead, mt)
 
     cdef inline void _add_score(self, int m, double score, bint mt) noexcept nogil:
-        if mt:
-            atomic_add_d(&self.score_n[m], 1.0)
-            atomic_add_d(&self.score_sum[m], score)
-            atomic_add_d(&self.score_sq[m], score * score)
-        else:
-            self.score_n[m] += 1
-            self.score_sum[m] += score
-            self.score_sq[m] += score * score
+        _tally(self.score_n, self.score_sum, self.score_sq, m, score, mt)
 
     cdef double _finish(self, board_t* bd, int32_t* path, int depth, int16_t* moves,
                         int ntree, double vloss, rng_t* rng, bint mt) noexcept nogil:
@@ -595,6 +581,18 @@ cdef class Tree(NodePool):
             self.VM[n] += (R - self.VM[n] * X) / self.NM[n]
             n = self.parent[n]
             dist += 1
+
+
+cdef inline void _tally(double* n, double* total, double* sq, int m, double x, bint mt) noexcept nogil:
+    """One more sample x of the root's move m: its count, sum and sum of squares."""
+    if mt:
+        atomic_add_d(&n[m], 1.0)
+        atomic_add_d(&total[m], x)
+        atomic_add_d(&sq[m], x * x)
+    else:
+        n[m] += 1
+        total[m] += x
+        sq[m] += x * x
 
 
 cdef void* _worker_entry(void* arg) noexcept nogil:
