@@ -11,12 +11,13 @@ The positions are every tenth position of the held-out GNU Go games of
 analysis server (``gtp_main.py analysis``'s AnalysisServer) of the shipped
 config for the size, with the given weights, once to each of ``--repeats``
 engines that differ only in their seed (one engine answers the same query
-the same way: its search is seeded).  Three runs in one process: the
-score from the net's heads (``player.score_source = net``: a candidate's lead
-the head's after it), the same heads backed up through the tree
-(``backup``), and the reference, from playouts (``playouts``).  Prints the mean standard deviation of each, the
-points the order-0 move and every candidate lose (below -1: a move read
-better in points than the engine's choice), the net's ratio to playouts, and last ``lead_stdev: X points`` for the net.  With
+the same way: its search is seeded).  Three runs in one process: the score
+from the net's heads (``player.score_source = net``: a candidate's lead the
+head's after it), the same heads backed up through the tree (``backup``), and
+the reference, from playouts (``playouts``).  Prints the mean standard
+deviation of each, the points the order-0 move and every candidate lose
+(below -1: a move read better in points than the engine's choice), the net's
+ratio to playouts, and last ``lead_stdev: X points`` for the net.  With
 ``--teacher`` (label shards of ``tools.label`` over the same held-out games),
 also how far each source's mean root lead lies from the teacher's lead
 (mean absolute error in points, Black's view, komi included).

@@ -8,9 +8,8 @@ the head's leads backed up through it (``backup``: the mean over its
 simulations of the lead at the deepest node of each path that the net
 evaluated, as its win rate is the mean of its simulations' results; a
 candidate no simulation reached with one has the head's lead after it), the
-root's lead is its best candidate's (so the
-engine's own choice loses no points), and the ownership is the head's for
-the analysed position.  Otherwise, from playouts: a move's lead is the
+root's lead is its best candidate's (so the engine's own choice loses no
+points), and the ownership is the head's for the analysed position.  Otherwise, from playouts: a move's lead is the
 mean final score of the search's own simulations through it (as KataGo's
 scoreMean is the search's), so lead and win rate come from the same
 evidence, and the root's lead is again its best candidate's; where the search has none for a visited move (visits kept from an

@@ -21,6 +21,11 @@ from board_ext.board import BLACK
 from board_ext.phases import board_phase
 
 
+def _black_lead(lead, board):
+    """The score head's lead for ``board``'s side to move, as Black's."""
+    return float(lead) if board.to_move == BLACK else -float(lead)
+
+
 class NetAsk:
     """What the search ``search`` asks of its net and memory."""
 
@@ -114,7 +119,7 @@ class NetAsk:
             if values is not None:      # the value head speaks for the side to move
                 bv = float(values[i]) if board.to_move == BLACK else 1.0 - float(values[i])
             if leads is not None:       # and so does the score head
-                bl = float(leads[i]) if board.to_move == BLACK else -float(leads[i])
+                bl = _black_lead(leads[i], board)
             if self.tree.add_net_priors(node, priors[i], move, parent, bv, self.value_visits(board), bl):
                 self.nets_asked += 1
                 if want and feats is not None:
@@ -158,7 +163,7 @@ class NetAsk:
             (_, _, values), leads = self.net.evaluate_all(boards), None
         for i, (node, nb, v) in enumerate(zip(todo, boards, values)):
             bv = float(v) if nb.to_move == BLACK else 1.0 - float(v)
-            bl = math.nan if leads is None else (float(leads[i]) if nb.to_move == BLACK else -float(leads[i]))
+            bl = math.nan if leads is None else _black_lead(leads[i], nb)
             tree.add_value(node, min(1.0, max(0.0, bv)), self.value_visits(nb), bl)
 
     def memory_step(self, node, board, zeta):

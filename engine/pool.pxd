@@ -112,6 +112,7 @@ cdef class NodePool:
     cdef uint8_t* deep_forbid     # [2][nn+1] moves a colour may not play below the root (analysis untilDepth)
     cdef int deep_until[2]        # ... at nodes fewer than this many moves from the root (0: none)
     cdef bint has_deep            # any deep_until > 0
+    cdef bint has_leads           # some node was given a lead (SB): simulations back leads up
     # net requests of the rave tree: nodes that reached net_visits, their positions
     cdef int32_t* req_node
     cdef int16_t* req_move

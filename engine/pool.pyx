@@ -140,6 +140,7 @@ cdef class NodePool:
         self.deep_forbid = <uint8_t*>calloc(2 * (self.nn + 1), sizeof(uint8_t))
         self.deep_until[0] = self.deep_until[1] = 0
         self.has_deep = False
+        self.has_leads = False
         self.req_cap = max(batch, 1)
         self.n_req = 0
         self.req_node = <int32_t*>malloc(self.req_cap * sizeof(int32_t))

@@ -456,11 +456,6 @@ class Search:
         simulations, or None before any."""
         return self.tree.root_scores().get(-1) if self.tree is not None else None
 
-    def root_lead(self):
-        """(n, mean, sd) of the score head's leads (black's view) backed up
-        through this root's simulations, or None without them."""
-        return self.tree.root_leads().get(-1) if self.tree is not None else None
-
     def _endgame(self):
         """The Endgame of the root position (the caller's, else one of its own)."""
         if self._eg is None:

@@ -191,11 +191,12 @@ cdef class Tree(NodePool):
         # the score head's lead backed up as the value is: the deepest node of
         # the path below the root that has one (KataGo's scoreLead is the
         # visit-weighted mean of the leads below a node)
-        for i in range(depth - 1, 0, -1):
-            if self.SB[path[i]] != NO_LEAD:
-                self._add_lead(moves[0], self.SB[path[i]] / 32.0, mt)
-                self._add_lead(self.nn + 1, self.SB[path[i]] / 32.0, mt)
-                break
+        if self.has_leads:
+            for i in range(depth - 1, 0, -1):
+                if self.SB[path[i]] != NO_LEAD:
+                    self._add_lead(moves[0], self.SB[path[i]] / 32.0, mt)
+                    self._add_lead(self.nn + 1, self.SB[path[i]] / 32.0, mt)
+                    break
         if self.value_lambda > 0:
             # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
             # value head at the deepest node of the path that the net has
@@ -485,6 +486,7 @@ cdef class Tree(NodePool):
         """Keep the score head's lead (black's view, points) at ``node``."""
         if black_lead == black_lead and self.SB[node] == NO_LEAD:      # not NaN
             self.SB[node] = <int16_t>max(-32767.0, min(32767.0, black_lead * 32.0 + (0.5 if black_lead >= 0 else -0.5)))
+            self.has_leads = True
 
     cdef bint _add_value(self, int node, double black_value, double visits):
         """Keep the value head's P(black wins) at ``node`` (for

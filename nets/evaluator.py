@@ -335,7 +335,7 @@ class Evaluator:
         or None when the net has no value head.  ``want_lead``: a fourth,
         the score head's lead of each board for its side to move (points,
         komi in), or None when the net has no score head."""
-        want_lead = want_lead and self.has_aux
+        asked, want_lead = want_lead, want_lead and self.has_aux
         boards = list(boards)
         B = len(boards)
         M = self.n_moves
@@ -344,7 +344,7 @@ class Evaluator:
             out = (np.zeros((0, M), np.float32),
                    np.zeros((0, self.feature_dim), np.float32) if want_features else None,
                    np.zeros(0, np.float32) if self.has_value else None)
-            return out + (np.zeros(0, np.float32),) if want_lead else out
+            return out + ((np.zeros(0, np.float32) if want_lead else None),) if asked else out
         for b in boards:
             if b.size != n:
                 raise ValueError(f"board is {b.size}x{b.size}, this evaluator is {n}x{n}")
@@ -403,7 +403,7 @@ class Evaluator:
         z -= z.max(axis=1, keepdims=True)
         np.exp(z, out=z)
         z /= z.sum(axis=1, keepdims=True)
-        if want_lead:
+        if asked:
             return z.astype(np.float32, copy=False), feats, values, leads
         return z.astype(np.float32, copy=False), feats, values
 
