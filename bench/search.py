@@ -25,8 +25,7 @@ from engine.walk import Tree  # noqa: E402
 
 def timed_search(size, n, policy, pool_size, full_policy, seed=1, tree="uct"):
     t = Tree(size, pool_size, full_policy, seed=seed)
-    t.configure(rollout=policy, komi=7.0, tree=tree, rave=tree == "rave", rave_equiv=3000.0 if tree == "rave" else None,
-                K=0.0 if tree == "rave" else None)
+    t.configure(rollout=policy, komi=7.0, tree=tree)     # the kernel's knobs: the config's defaults
     t.set_root(Board(size))
     t0 = time.process_time()            # CPU time: other jobs on the machine count less
     t.simulate(n)

@@ -4,6 +4,7 @@
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint16_t, uint64_t
 from board_ext.board cimport board_t, rng_t, rng_int, MAXNN, BLACK
 from board_ext.playout cimport policy_fn
+from engine.tree_params cimport rave_params_t, uct_params_t
 
 cdef enum:
     NO_LEAD = -32768              # SB of a node without the score head's lead
@@ -34,20 +35,14 @@ cdef class NodePool:
     cdef int full_policy          # FULL_* above
     cdef int gc_threshold
     cdef bint whole_child_sets    # recycling frees all children of a node (rave) or one leaf (uct)
-    cdef int tree_policy          # uct: 0 UCB1, 1 PUCT
-    cdef bint rave
-    cdef double K, K_prior, c_puct, rave_equiv, cnn_strength, vloss, komi
+    cdef rave_params_t rp         # the rave kernel's knobs (engine/tree_params.pxd; Tree.set_params)
+    cdef uct_params_t up          # the uct kernel's knobs
+    cdef double komi
     cdef int max_rollout_moves
     cdef bint use_memory
     cdef double lambda_c
     cdef bint lambda_capped
-    cdef int expand_visits        # rave: real visits before a leaf gets its children
-    cdef double prior_scale       # rave: multiplies the prior knowledge's counts
-    cdef double net_equiv         # rave: net prior visits at value 1 per sqrt(p)
-    cdef double net_grow          # rave: parent visits above which the net prior grows as sqrt(N / net_grow); 0 = fixed
-    cdef double value_lambda      # rave: weight of the value head in a simulation's result
-    cdef double fpu               # rave: value of a child with no statistics at all
-    cdef double net_visits        # rave: real visits before a node asks the net
+    cdef double value_lambda      # weight of the value head in a simulation's result (search.value_lambda)
     cdef int net_budget           # net requests left in this search
     # -- external hooks (rollout policy, descent callback)
     cdef policy_fn rollout_fn

@@ -68,30 +68,17 @@ cdef class NodePool:
         self.nn = size * size
         self.capacity = capacity
         self.full_policy = FULL_POLICIES[full_policy]
-        # Placeholders until Tree.configure: engine.search.Search sets every
-        # knob below from the config (engine/config.py holds the defaults);
-        # these only serve a bare pool in tests and benchmarks.
+        # Until Tree.configure and Tree.set_params (engine.search.Search
+        # sets them from the config; a bare Tree takes the config's defaults
+        # of the kernels' knobs, engine/walk.pyx):
         self.gc_threshold = 16
-        self.tree_policy = 0
-        self.rave = False
-        self.K = 0.7
-        self.K_prior = 0.0
-        self.c_puct = 1.5
-        self.rave_equiv = 1000.0
-        self.cnn_strength = 200.0
-        self.vloss = 1.0
         self.komi = 7.5
         self.max_rollout_moves = 3 * self.nn
         self.use_memory = False
         self.lambda_c = 100.0
         self.lambda_capped = False
         self.whole_child_sets = False
-        self.expand_visits = 3
-        self.prior_scale = 1.0
-        self.net_equiv = 30.0
         self.value_lambda = 0.0
-        self.fpu = 1.0
-        self.net_visits = 16
         self.net_budget = 0
         self.rollout_ctx = NULL
         self.descent_cb = NULL

@@ -126,8 +126,8 @@ class Search:
                     komi=self.komi, rollout=c.bhrf.fallback if c.search.rollout == "bhrf" else c.search.rollout,
                     gc_threshold=c.pool.gc_threshold,
                     use_memory=self.memory is not None, lambda_c=c.memory.lambda_c,
-                    lambda_schedule=c.memory.lambda_schedule, moggy=self._moggy,
-                    **self._knobs(size))
+                    lambda_schedule=c.memory.lambda_schedule, moggy=self._moggy)
+        self._set_params(t, size)
         if c.search.rollout == "bhrf":
             if self.bhrf is None or self.bhrf_size != size:
                 from board_ext.bhrf import Forest
@@ -141,13 +141,13 @@ class Search:
             t.attach_bhrf(self.bhrf)
         return t
 
-    def _knobs(self, size):
+    def _set_params(self, tree, size):
         """The tree's constants that a change of setting may retune on a live
-        tree (:meth:`retune`): the policy's own table and the shared ones."""
+        tree (:meth:`retune`): the kernel's parameters from the policy's own
+        table, and the rollouts' length."""
         c = config_mod.at_size(self.cfg, size)
-        return dict(expand_visits=c.rave.expand_visits, prior_scale=c.rave.prior_scale,
-                    fpu=c.rave.fpu, net_visits=c.rave.net_visits, max_rollout_moves=c.search.max_rollout_moves,
-                    **self.policy.knobs(c))
+        tree.set_params(self.policy.kernel, self.policy.params(c))
+        tree.configure(max_rollout_moves=c.search.max_rollout_moves)
 
     def retune(self, cfg, key):
         """Take ``cfg``, where setting ``key`` changed, without a new tree:
@@ -164,7 +164,7 @@ class Search:
             return False
         self.cfg = cfg if self.root_board is None else config_mod.at_size(cfg, self.root_board.size)
         if self.tree is not None and self.root_board is not None:
-            self.tree.configure(**self._knobs(self.root_board.size))
+            self._set_params(self.tree, self.root_board.size)
             self._per_move(self.root_board)
         return True
 
@@ -221,16 +221,12 @@ class Search:
         return reused
 
     def _per_move(self, board):
-        """The policy's knobs for this move (the rave tree's net prior
-        weight, ``rave.net_fade``): the children expanded from now on get
-        them; and the value's weight in the
-        simulations' results for the root's phase (``search.value_lambda``)."""
+        """The value's weight in the simulations' results for the root's
+        phase (``search.value_lambda``).  (The rave tree's net prior weight
+        fades with the root's move number in its kernel: rave.net_fade.)"""
         lam = self.cfg.search.value_lambda
         if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
             self.tree.configure(value_lambda=lam[value_phase(board)] if len(lam) == 3 else lam[0])
-        knobs = self.policy.per_move(config_mod.at_size(self.cfg, board.size), board.size, board.move_count)
-        if knobs:
-            self.tree.configure(**knobs)
 
     def _root_set(self):
         """After a new root: forbid its positional-superko moves (the tree

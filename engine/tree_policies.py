@@ -16,11 +16,11 @@ A policy declares
   naming the active one;
 
 and does
-- ``knobs(cfg)``: its entries for ``Tree.configure``, from its own table
-  (the config of the board's size: engine.config.at_size), the rave
-  tree's net prior weight among them;
-- ``per_move(cfg, size, move_number)``: those that change with the game
-  (the rave tree's net weight fades, :func:`net_weight`);
+- ``params(cfg)``: its kernel's parameters for ``Tree.set_params``, from
+  its own table (the config of the board's size: engine.config.at_size),
+  as a dict keyed by the fields of the kernel's struct
+  (engine/tree_params.pxd), which are named as the table's keys: the
+  table itself, so that a new knob passes through with no line here;
 - ``new_root(search)``: what a new root needs (the uct tree's net rows are
   per search);
 - ``start(search)``: the start of a search (the rave tree expands the root
@@ -37,6 +37,8 @@ adds a toy policy that way).  This module imports nothing of the engine,
 so engine.config can read the registry.
 """
 from __future__ import annotations
+
+import dataclasses
 
 REGISTRY = {}
 
@@ -76,13 +78,9 @@ class TreePolicy:
     expands_all = False     # a leaf gets all its children at once (the pool must hold one expansion)
     reads_value = False     # the net's value enters its results (search.value_lambda, search.value_visits)
 
-    def knobs(self, cfg):
-        raise NotImplementedError
-
-    def per_move(self, cfg, size, move_number):
-        """Its knobs that change with the game (the config of the board's
-        size, at move ``move_number``): entries for ``Tree.configure``."""
-        return {}
+    def params(self, cfg):
+        """The kernel's parameters from its table (a dict: Tree.set_params)."""
+        return dataclasses.asdict(getattr(cfg, self.table))
 
     def new_root(self, search):
         pass
@@ -98,38 +96,12 @@ class TreePolicy:
         return best
 
 
-def net_weight(tree, size, move_number):
-    """The rave tree's net prior weight at move ``move_number`` of a
-    ``size`` game, from the ``[rave]`` table of that size (its per-size
-    tables give the weight by size: engine.config.at_size):
-    ``rave.net_equiv``, less by the share ``rave.net_fade`` at move
-    ``rave.net_fade_end * size * size``, linearly in between.  The rest of
-    the rule is the kernel's: net_equiv * sqrt(p) prior wins on each child
-    (engine/walk.pyx add_net_priors), growing as sqrt(N_parent / net_grow)
-    past ``rave.net_grow`` parent visits (engine/tree_rave.pyx)."""
-    base = tree.net_equiv
-    if tree.net_fade <= 0:
-        return base
-    done = min(1.0, max(0, move_number) / (tree.net_fade_end * size * size))
-    return base * (1.0 - tree.net_fade * done)
-
-
 class RavePolicy(TreePolicy):
     """The default tree (Fuego/Pachi style): a node gets all its children at
     once with a few visits of prior knowledge, ranked by RAVE, with the
     net's priors as a further term; threads share it."""
     name, table, kernel, threaded, lcb = "rave", "rave", "rave", True, True
     expands_all = reads_value = True
-
-    def knobs(self, cfg):
-        t = cfg.rave
-        return dict(K=t.K, rave=t.rave, rave_equiv=t.rave_equiv, vloss=t.virtual_loss,
-                    net_equiv=t.net_equiv, net_grow=t.net_grow)
-
-    def per_move(self, cfg, size, move_number):
-        if cfg.rave.net_fade <= 0:
-            return {}
-        return {"net_equiv": net_weight(cfg.rave, size, move_number)}
 
     def start(self, search):
         tree, ask, cfg = search.tree, search.ask, search.cfg
@@ -173,10 +145,8 @@ class UctPolicy(TreePolicy):
     asked in batches under virtual loss; M-MCTS reads it."""
     name, table, kernel, exclusive = "uct", "uct", "uct", True
 
-    def knobs(self, cfg):
-        u = cfg.uct
-        return dict(K=u.K, rave=u.rave, rave_equiv=u.rave_equiv, vloss=cfg.uct.virtual_loss,
-                    K_prior=u.K_prior, c_puct=u.c_puct, tree_policy=u.policy, cnn_strength=u.cnn_strength)
+    def params(self, cfg):
+        return dict(dataclasses.asdict(cfg.uct), puct=cfg.uct.policy == "puct")
 
     def new_root(self, search):
         search.tree.reset_priors()          # the uct tree's net rows are per search

@@ -24,6 +24,8 @@ ctypedef void (*update_fn)(NodePool t, int32_t* path, int depth, const int16_t* 
                            int nmoves, double black_reward, int root_color) noexcept nogil
 # before a search: give the root what the policy needs (children, for rave)
 ctypedef void (*prepare_root_fn)(NodePool t) noexcept nogil
+# the visits of virtual loss a pending descent holds (its own params' virtual_loss)
+ctypedef double (*vloss_fn)(NodePool t) noexcept nogil
 
 ctypedef struct tree_policy_t:
     const char* name
@@ -32,4 +34,5 @@ ctypedef struct tree_policy_t:
     value_fn value
     update_fn update
     prepare_root_fn prepare_root
+    vloss_fn virtual_loss
     bint whole_child_sets     # expands all children at once; recycling frees them together

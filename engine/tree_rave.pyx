@@ -14,40 +14,73 @@ from libc.math cimport log, sqrt, INFINITY
 from board_ext.board cimport (board_t, board_copy, board_play, board_legal, board_is_eye,
                               MAXNN, rng_t)
 from board_ext.priors cimport move_prior
-from engine.pool cimport (NodePool, MAXDEPTH, p_value, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
+from engine.pool cimport (NodePool, MAXDEPTH, p_code, p_value, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
                           pick_better, reward_for, memory_blend, deep_mask)
 from engine.atomics cimport (atomic_add_f, atomic_fetch_add_i, atomic_fetch_add_l, atomic_fetch_or_u8,
                              atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32, atomic_cas_i32)
 from engine.tree_policy cimport tree_policy_t
 
 
+cdef double rave_net_weight(NodePool t) noexcept nogil:
+    """The net prior's visits at value 1 per sqrt(p) at this root:
+    ``net_equiv``, less by the share ``net_fade`` at move ``net_fade_end *
+    board points``, linearly in between (Pachi lets its prior's weight
+    fall as the game goes on).  The children expanded from this root get
+    it, and the growth term of rave_value reads it."""
+    cdef double done
+    if t.rp.net_fade <= 0:
+        return t.rp.net_equiv
+    done = (t.root_board.move_count if t.root_board.move_count > 0 else 0) / (t.rp.net_fade_end * t.nn)
+    if done > 1.0:
+        done = 1.0
+    return t.rp.net_equiv * (1.0 - t.rp.net_fade * done)
+
+
+cdef void rave_add_net_priors(NodePool t, int node, const float* pr) noexcept nogil:
+    """The net's move probabilities pr[nn+1] on the children of ``node``:
+    p as P, and the net weight * sqrt(p) prior wins at value 1 on each
+    (Pachi's dcnn prior in spirit); pass keeps the prior knowledge's value
+    (low unless the opponent just passed: the net likes passing in
+    positions that only look finished)."""
+    cdef double add, w = rave_net_weight(t), p
+    cdef int c = t.first_child[node]
+    while c >= 0:
+        t.P[c] = p_code(pr[t.move[c]])
+        if t.move[c] != t.nn:
+            p = pr[t.move[c]]
+            add = w * sqrt(p if p > 0 else 0.0)
+            t.N0[c] += add
+            t.W0[c] += add
+        c = t.next_sibling[c]
+
+
 cdef double rave_value(NodePool t, int c) noexcept nogil:
     """The mean and the AMAF mean by beta = aN / (aN + n + n aN / k)
     (Silver), fpu with no statistics; then the M-MCTS memory blend when it
-    is on.  With ``net_grow`` > 0 the net's prior visits (net_equiv *
-    sqrt(p), in N0 and W0 once) grow as sqrt(N_parent / net_grow) once the
+    is on.  With ``net_grow`` > 0 the net's prior visits (the net weight *
+    sqrt(p), in N0 and W0 once: rave_add_net_priors) grow as sqrt(N_parent / net_grow) once the
     parent has more than net_grow visits, so the prior's pull on a child
     with n visits stays ~ sqrt(p N_parent) / n, PUCT's shape, whatever the
     budget."""
     cdef double n = t.N[c] + t.N0[c], w = t.W[c] + t.W0[c], q, beta, an = t.aN[c], g, np
     cdef int par
-    if t.net_grow > 0 and t.P[c] > 0 and t.move[c] != t.nn:
+    if t.rp.net_grow > 0 and t.P[c] > 0 and t.move[c] != t.nn:
         par = t.parent[c]
         np = t.N[par] if par >= 0 else 0.0
-        if np > t.net_grow:
-            g = (sqrt(np / t.net_grow) - 1.0) * t.net_equiv * sqrt(p_value(t.P[c]))
+        if np > t.rp.net_grow:
+            g = (sqrt(np / t.rp.net_grow) - 1.0) * rave_net_weight(t) * sqrt(p_value(t.P[c]))
             n += g
             w += g
-    if t.rave and an > 0:
+    if t.rp.rave and an > 0:
         if n > 0:
-            beta = an / (an + n + n * an / t.rave_equiv)
+            beta = an / (an + n + n * an / t.rp.rave_equiv)
             q = (1.0 - beta) * w / n + beta * t.aW[c] / an
         else:
             q = t.aW[c] / an
     elif n > 0:
         q = w / n
     else:
-        return t.fpu
+        return t.rp.fpu
     return memory_blend(t, c, q, n)
 
 
@@ -67,7 +100,7 @@ cdef int rave_expand_all(NodePool t, int node, const board_t* b) noexcept nogil:
             break
         t._init_node(n, node, cand[i])
         t._link_child(node, n)
-        move_prior(b, cand[i], &n0, &w0, t.prior_scale)
+        move_prior(b, cand[i], &n0, &w0, t.rp.prior_scale)
         t.N0[n] = n0
         t.W0[n] = w0
         t.aN[n] = n0
@@ -121,7 +154,7 @@ cdef int rave_expand_mt(NodePool t, int node, const board_t* b) noexcept nogil:
         n = ids[i]
         t._init_node(n, node, cand[i])
         t.next_sibling[n] = ids[i - 1] if i > 0 else -1
-        move_prior(b, cand[i], &n0, &w0, t.prior_scale)
+        move_prior(b, cand[i], &n0, &w0, t.rp.prior_scale)
         t.N0[n] = n0
         t.W0[n] = w0
         t.aN[n] = n0
@@ -141,14 +174,14 @@ cdef int rave_select(NodePool t, int node, rng_t* rng) noexcept nogil:
     UCB1 term on total counts when K > 0), ties at random; -1 if none."""
     cdef int c = atomic_load_acq_i32(&t.first_child[node]), best = -1, ties = 0
     cdef double score, bestscore = -INFINITY, logN = 0.0, n
-    if t.K > 0:
+    if t.rp.K > 0:
         n = t.N[node] + t.N0[node]
         logN = log(n if n > 1.0 else 1.0)
     while c >= 0:
         score = rave_value(t, c)
-        if t.K > 0:
+        if t.rp.K > 0:
             n = t.N[c] + t.N0[c]
-            score += t.K * sqrt(logN / (n if n > 1.0 else 1.0))
+            score += t.rp.K * sqrt(logN / (n if n > 1.0 else 1.0))
         if pick_better(rng, score, &bestscore, &ties):
             best = c
         c = t.next_sibling[c]
@@ -182,7 +215,7 @@ cdef int rave_walk(NodePool t, board_t* bd, int32_t* path, int16_t* moves, doubl
         if bd.passes >= 2 and node != t.root:
             break
         if not (t.flags[node] & EXPANDED):
-            if node != t.root and t.N[node] < t.expand_visits + vloss:
+            if node != t.root and t.N[node] < t.rp.expand_visits + vloss:
                 break
             if mt:
                 if t.stopped_full or rave_expand_mt(t, node, bd) == 0:
@@ -190,7 +223,7 @@ cdef int rave_walk(NodePool t, board_t* bd, int32_t* path, int16_t* moves, doubl
             elif rave_expand_all(t, node, bd) == 0:
                 break
         if (t.net_budget > 0 and not (t.flags[node] & (NET_DONE | NET_PEND))
-                and t.N[node] >= t.net_visits + vloss and t.n_req < t.req_cap):
+                and t.N[node] >= t.rp.net_visits + vloss and t.n_req < t.req_cap):
             if mt:
                 rave_ask_net_mt(t, node, bd)
             else:
@@ -255,10 +288,12 @@ cdef void rave_amaf_first(NodePool t, int32_t* path, int depth, const int16_t* m
                       double black_reward, int root_color) noexcept nogil:
     """AMAF for TREE_RAVE: a child of path node i gets the outcome when
     its point was first played, from move i on, by the player to move
-    at path node i (Gelly & Silver's first-play rule)."""
+    at path node i (Gelly & Silver's first-play rule), when ``rave`` is on."""
     cdef int16_t first[MAXNN + 1]
     cdef int i, j = nmoves - 1, m, node, c, col
     cdef double r
+    if not t.rp.rave:
+        return
     for i in range(t.nn + 1):
         first[i] = NOT_PLAYED
     for i in range(depth - 1, -1, -1):
@@ -286,6 +321,10 @@ cdef void rave_prepare_root(NodePool t) noexcept nogil:
         rave_expand_all(t, t.root, t.root_board)
 
 
+cdef double rave_vloss(NodePool t) noexcept nogil:
+    return t.rp.virtual_loss
+
+
 cdef tree_policy_t RAVE
 RAVE.name = b"rave"
 RAVE.descend = rave_descend
@@ -293,6 +332,7 @@ RAVE.descend_mt = rave_descend_mt
 RAVE.value = rave_value
 RAVE.update = rave_amaf_first
 RAVE.prepare_root = rave_prepare_root
+RAVE.virtual_loss = rave_vloss
 RAVE.whole_child_sets = True
 
 

@@ -28,8 +28,8 @@ cdef double uct_value(NodePool t, int c) noexcept nogil:
     when it is on (N + N0 > 0)."""
     cdef double n = t.N[c] + t.N0[c], q, beta
     q = (t.W[c] + t.W0[c]) / n
-    if t.rave and t.aN[c] > 0:
-        beta = sqrt(t.rave_equiv / (3.0 * n + t.rave_equiv))
+    if t.up.rave and t.aN[c] > 0:
+        beta = sqrt(t.up.rave_equiv / (3.0 * n + t.up.rave_equiv))
         q = (1.0 - beta) * q + beta * t.aW[c] / t.aN[c]
     return memory_blend(t, c, q, n)
 
@@ -96,7 +96,7 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
         t.n_untried[node] = uct_legal_count(t, node, b) - t._n_children(node)
         if t.n_untried[node] < 0:
             t.n_untried[node] = 0
-    if slot < 0 and t.tree_policy == 0 and t.n_untried[node] > 0:
+    if slot < 0 and not t.up.puct and t.n_untried[node] > 0:
         m = uct_random_untried(t, node, b)
         if m >= 0:
             untried_move[0] = m
@@ -107,16 +107,16 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
     # at a node with net priors the prior visits do the exploring: UCB1
     # uses K_prior there (0 by default, as Fuego and libEGO run prior-
     # initialised UCT); elsewhere K
-    Kn = t.K_prior if slot >= 0 else t.K
+    Kn = t.up.K_prior if slot >= 0 else t.up.K
     c = t.first_child[node]
     while c >= 0:
         n = t.N[c] + t.N0[c]
         if n <= 0:
             score = INFINITY
-        elif t.tree_policy == 0:
+        elif not t.up.puct:
             score = uct_value(t, c) + Kn * sqrt(logN / n)
         else:
-            score = uct_value(t, c) + t.c_puct * p_value(t.P[c]) * sq / (1.0 + n)
+            score = uct_value(t, c) + t.up.c_puct * p_value(t.P[c]) * sq / (1.0 + n)
         if pick_better(&t.rng, score, &bestscore, &ties):
             best = c
         c = t.next_sibling[c]
@@ -140,14 +140,14 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
             p = pr[m]
             if p <= 0 or mark[m]:
                 continue
-            if t.tree_policy == 0:
-                N0 = t.cnn_strength * p / pmax
+            if not t.up.puct:
+                N0 = t.up.cnn_strength * p / pmax
                 if N0 <= 0:
                     score = INFINITY if Kn > 0 else 0.5
                 else:
                     score = 0.5 * (1 + p / pmax) + Kn * sqrt(logN / N0)
             else:
-                score = fpu + t.c_puct * p * sq
+                score = fpu + t.up.c_puct * p * sq
             if pick_better(&t.rng, score, &bestscore, &ties):
                 best = -2 - m
         if best <= -2:
@@ -157,7 +157,7 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
     # PUCT without priors: untried moves share a uniform prior
     nleg = t.n_untried[node] + t._n_children(node)
     fpu = 1.0 - ((t.W[node] + t.W0[node]) / parentN if parentN > 0 else 0.5)
-    score = fpu + t.c_puct * (1.0 / nleg) * sq
+    score = fpu + t.up.c_puct * (1.0 / nleg) * sq
     if best < 0 or score > bestscore:
         m = uct_random_untried(t, node, b)
         if m >= 0:
@@ -185,9 +185,9 @@ cdef int uct_expand(NodePool t, int node, int m, const board_t* b) noexcept nogi
                 pmax = pr[k]
         p = pr[m]
         t.P[n] = p_code(p)
-        if pmax > 0 and t.tree_policy == 0:
+        if pmax > 0 and not t.up.puct:
             # Gelly & Silver initialisation, as in the M-MCTS paper
-            N0 = t.cnn_strength * p / pmax
+            N0 = t.up.cnn_strength * p / pmax
             t.N0[n] = N0
             t.W0[n] = 0.5 * (1.0 + p / pmax) * N0
     else:
@@ -234,10 +234,13 @@ cdef int uct_descend(NodePool t, board_t* bd, int32_t* path, int16_t* moves, dou
 cdef void uct_amaf(NodePool t, int32_t* path, int depth, const int16_t* moves, int nmoves,
                 double black_reward, int root_color) noexcept nogil:
     """AMAF: every child of a path node whose move its player made later
-    in the simulation gets the outcome (Gelly & Silver's RAVE)."""
+    in the simulation gets the outcome (Gelly & Silver's RAVE), when
+    ``rave`` is on."""
     cdef uint8_t seen[MAXNN + 1]
     cdef int i, j, c, col
     cdef double r
+    if not t.up.rave:
+        return
     for i in range(depth - 1):
         col = root_color if i % 2 == 0 else 3 - root_color
         memset(seen, 0, t.nn + 1)
@@ -259,6 +262,10 @@ cdef void uct_prepare_root(NodePool t) noexcept nogil:
     pass
 
 
+cdef double uct_vloss(NodePool t) noexcept nogil:
+    return t.up.virtual_loss
+
+
 cdef tree_policy_t UCT
 UCT.name = b"uct"
 UCT.descend = uct_descend
@@ -266,6 +273,7 @@ UCT.descend_mt = NULL          # one thread only (virtual-loss batches serve the
 UCT.value = uct_value
 UCT.update = uct_amaf
 UCT.prepare_root = uct_prepare_root
+UCT.virtual_loss = uct_vloss
 UCT.whole_child_sets = False
 
 

@@ -18,7 +18,7 @@ from engine.atomics cimport (atomic_add_f, atomic_add_d, atomic_fetch_add_i, ato
                              atomic_load_acq_i32, atomic_store_rel_i32, atomic_fetch_or_u8, atomic_fetch_and_u8)
 from engine.tree_policy cimport tree_policy_t
 from engine.tree_uct cimport uct_policy
-from engine.tree_rave cimport rave_policy
+from engine.tree_rave cimport rave_policy, rave_net_weight, rave_add_net_priors
 cimport numpy as cnp
 import numpy as np
 from board_ext.playout import POLICIES
@@ -41,6 +41,20 @@ ctypedef struct worker_t:
     rng_t rng                   # the thread's own random generator
     long done                   # simulations it ran
 
+
+
+cdef dict _DEFAULTS = {}
+
+
+def _default_params():
+    """Each kernel's parameters from the config's defaults (engine/config.py
+    holds the one default of each knob), read once."""
+    if not _DEFAULTS:
+        from engine import config, tree_policies
+        cfg = config.load(None)
+        for name in TREES:
+            _DEFAULTS[name] = tree_policies.get(name).params(cfg)
+    return _DEFAULTS
 
 
 cdef const tree_policy_t* tree_policy_named(str name):
@@ -67,19 +81,21 @@ cdef class Tree(NodePool):
         self.pol = uct_policy()
         self.whole_child_sets = self.pol.whole_child_sets
         self.rollout_fn = get_policy(1)
+        for kernel, params in _default_params().items():    # the config's defaults, until set_params
+            self.set_params(kernel, params)
 
     @property
     def tree_name(self):
         return self.pol.name.decode()
 
-    def configure(self, *, K=None, K_prior=None, c_puct=None, tree_policy=None, rave=None, rave_equiv=None,
-                  cnn_strength=None, vloss=None, komi=None, rollout=None, max_rollout_moves=None,
-                  gc_threshold=None, use_memory=None, lambda_c=None, lambda_schedule=None, seed=None,
-                  tree=None, expand_visits=None, prior_scale=None, net_equiv=None, net_grow=None, fpu=None,
-                  net_visits=None, value_lambda=None, moggy=None):
-        """Set search constants (names as in the papers).  ``moggy``: a
-        board_ext.playout.MoggyRates, the rule probabilities of this tree's
-        moggy rollouts (without one they use the process defaults)."""
+    def configure(self, *, komi=None, rollout=None, max_rollout_moves=None, gc_threshold=None,
+                  use_memory=None, lambda_c=None, lambda_schedule=None, seed=None, tree=None,
+                  value_lambda=None, moggy=None):
+        """Set the search's constants that no one kernel owns (names as in
+        the papers; a kernel's own knobs: :meth:`set_params`).  ``tree``:
+        the kernel (``TREES``).  ``moggy``: a board_ext.playout.MoggyRates,
+        the rule probabilities of this tree's moggy rollouts (without one
+        they use the process defaults)."""
         if moggy is not None:
             if not isinstance(moggy, MoggyRates):
                 raise TypeError("moggy must be a board_ext.playout.MoggyRates")
@@ -89,33 +105,10 @@ cdef class Tree(NodePool):
                 raise ValueError(f"search.tree: unknown tree '{tree}'")
             self.pol = tree_policy_named(tree)
             self.whole_child_sets = self.pol.whole_child_sets
-        if expand_visits is not None:
-            if expand_visits < 1:
-                raise ValueError("rave.expand_visits must be at least 1")
-            self.expand_visits = expand_visits
-        if prior_scale is not None: self.prior_scale = prior_scale
-        if net_equiv is not None: self.net_equiv = net_equiv
-        if net_grow is not None:
-            if net_grow < 0:
-                raise ValueError("rave.net_grow must not be negative")
-            self.net_grow = net_grow
         if value_lambda is not None:
             if not 0.0 <= value_lambda <= 1.0:
                 raise ValueError("search.value_lambda must be in [0, 1]")
             self.value_lambda = value_lambda
-        if fpu is not None: self.fpu = fpu
-        if net_visits is not None: self.net_visits = net_visits
-        if K is not None: self.K = K
-        if K_prior is not None: self.K_prior = K_prior
-        if c_puct is not None: self.c_puct = c_puct
-        if tree_policy is not None:
-            if tree_policy not in ("ucb1", "puct"):
-                raise ValueError(f"uct.policy: unknown tree policy '{tree_policy}'")
-            self.tree_policy = 0 if tree_policy == "ucb1" else 1
-        if rave is not None: self.rave = rave
-        if rave_equiv is not None: self.rave_equiv = rave_equiv
-        if cnn_strength is not None: self.cnn_strength = cnn_strength
-        if vloss is not None: self.vloss = vloss
         if komi is not None: self.komi = komi
         if rollout is not None:
             if rollout not in POLICIES:
@@ -138,6 +131,30 @@ cdef class Tree(NodePool):
             if self.rng.s == 0:
                 self.rng.s = 1
 
+
+    def set_params(self, str kernel, params):
+        """Fill kernel ``kernel``'s parameter struct (engine/tree_params.pxd)
+        whole from the mapping ``params``, which holds each of its fields
+        by name (a policy's config table as a dict: the policy's
+        ``params(cfg)``, engine/tree_policies.py); keys that are not fields
+        are not read.  The config checks the values' ranges.  Between
+        searches only."""
+        if self.mt:
+            raise RuntimeError("threads are running")
+        if kernel == "rave":
+            self.rp = params
+        elif kernel == "uct":
+            self.up = params
+        else:
+            raise ValueError(f"search.tree: unknown tree '{kernel}'")
+
+    def params(self, str kernel):
+        """Kernel ``kernel``'s parameters as a dict (what set_params took)."""
+        if kernel == "rave":
+            return self.rp
+        if kernel == "uct":
+            return self.up
+        raise ValueError(f"search.tree: unknown tree '{kernel}'")
 
     def value(self, int n):
         """The value in-tree selection uses for node n (N + N0 > 0): its
@@ -208,8 +225,7 @@ cdef class Tree(NodePool):
                         + self.value_lambda * self.VB[path[i]]
                     break
         self._backup(path, depth, black_reward, vloss, root_color, mt)
-        if self.rave:
-            self.pol.update(self, path, depth, moves, ntree + nroll, black_reward, root_color)
+        self.pol.update(self, path, depth, moves, ntree + nroll, black_reward, root_color)
         if mt:
             atomic_fetch_add_l(&self.sims, 1)
             atomic_fetch_add_l(&self.rollout_moves, nroll)
@@ -365,8 +381,9 @@ cdef class Tree(NodePool):
     @property
     def net_weight(self):
         """The net prior's visits at value 1 per sqrt(p) that expansions
-        give now (rave.net_equiv for the board size, faded by rave.net_fade)."""
-        return self.net_equiv
+        give now (rave.net_equiv for the board size, faded by rave.net_fade:
+        engine/tree_rave.pyx rave_net_weight)."""
+        return rave_net_weight(self)
 
     @property
     def threads_running(self):
@@ -399,9 +416,9 @@ cdef class Tree(NodePool):
         cdef int depth, ntree
         while not self.mt_stop and atomic_fetch_add_i(&self.mt_claimed, 1) < self.mt_target:
             board_copy(&bd, self.root_board)
-            depth = self.pol.descend_mt(self, &bd, path, moves, self.vloss, &w.rng)
+            depth = self.pol.descend_mt(self, &bd, path, moves, self.pol.virtual_loss(self), &w.rng)
             ntree = depth - 1
-            self._finish(&bd, path, depth, moves, ntree, self.vloss, &w.rng, True)
+            self._finish(&bd, path, depth, moves, ntree, self.pol.virtual_loss(self), &w.rng, True)
             atomic_fetch_add_l(&w.done, 1)
         atomic_fetch_add_i(&self.mt_live, -1)
 
@@ -417,7 +434,7 @@ cdef class Tree(NodePool):
                 break
             board_copy(&self.pend_boards[i], self.root_board)
             depth = self._descend(&self.pend_boards[i], &self.pend_path[i * MAXDEPTH],
-                                  &self.pend_moves[i * MAXSEQ], self.vloss)
+                                  &self.pend_moves[i * MAXSEQ], self.pol.virtual_loss(self))
             if depth < 0:
                 self.pend_len[i] = -depth
                 self.pend_nmoves[i] = -depth
@@ -443,7 +460,7 @@ cdef class Tree(NodePool):
         cdef int i
         for i in range(self.n_pend):
             self._finish(&self.pend_boards[i], &self.pend_path[i * MAXDEPTH], self.pend_len[i],
-                         &self.pend_moves[i * MAXSEQ], self.pend_nmoves[i], self.vloss, &self.rng, False)
+                         &self.pend_moves[i * MAXSEQ], self.pend_nmoves[i], self.pol.virtual_loss(self), &self.rng, False)
             self._after_full()
         self.n_pend = 0
 
@@ -523,9 +540,8 @@ cdef class Tree(NodePool):
     def add_net_priors(self, int node, priors, int move=-2, int parent=-2, double black_value=-1.0,
                        double value_visits=0.0, double black_lead=NAN):
         """The rave tree: add the net's move probabilities (length nn+1) to the
-        children of node as prior wins at value 1, net_equiv * sqrt(p)
-        visits each (Pachi's dcnn prior in spirit; not to pass), and keep p
-        as P.
+        children of node (engine/tree_rave.pyx rave_add_net_priors: p as P,
+        the net weight * sqrt(p) prior wins at value 1, not to pass).
         move/parent (from take_net_requests) check that the node was not
         recycled meanwhile.  ``black_value`` (the value head's probability
         that black wins at the node, when >= 0) goes to :meth:`add_value`
@@ -534,8 +550,6 @@ cdef class Tree(NodePool):
         simulations below it (:meth:`root_leads`).  Returns False when the node is gone, has no
         children or had the net's priors already."""
         cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
-        cdef int c
-        cdef double add
         if pr.shape[0] != self.nn + 1:
             raise ValueError(f"priors must have {self.nn + 1} entries")
         if node < 0 or node >= self.capacity:
@@ -548,19 +562,7 @@ cdef class Tree(NodePool):
         if black_value >= 0:
             self._add_value(node, black_value, value_visits)
         self._add_lead_at(node, black_lead)
-        c = self.first_child[node]
-        while c >= 0:
-            self.P[c] = p_code(pr[self.move[c]])
-            if self.move[c] == self.nn:
-                # pass keeps the prior knowledge's value (low unless the
-                # opponent just passed): the net likes passing in positions
-                # that only look finished
-                c = self.next_sibling[c]
-                continue
-            add = self.net_equiv * sqrt(pr[self.move[c]] if pr[self.move[c]] > 0 else 0.0)
-            self.N0[c] += add
-            self.W0[c] += add
-            c = self.next_sibling[c]
+        rave_add_net_priors(self, node, &pr[0])
         atomic_fetch_or_u8(&self.flags[node], NET_DONE)
         return True
 

@@ -21,7 +21,8 @@ def cfg(*sets):
 def test_threads_run_the_simulations_asked_and_keep_the_tree_whole():
     for threads in (2, 3, 5):
         t = Tree(9, 200000, "recycle", seed=threads)
-        t.configure(rollout="expert", tree="rave", rave=True, expand_visits=2, vloss=1.0)
+        t.configure(rollout="expert", tree="rave")
+        t.set_params("rave", dict(t.params("rave"), rave=True, expand_visits=2, virtual_loss=1.0))
         t.set_root(Board(9))
         t.expand_root()
         assert t.simulate_threads(3000, threads) == 3000
@@ -31,7 +32,8 @@ def test_threads_run_the_simulations_asked_and_keep_the_tree_whole():
 
 def test_a_full_pool_stops_the_expansions_not_the_search():
     t = Tree(9, 500, "recycle", seed=3)
-    t.configure(rollout="random", tree="rave", rave=True, expand_visits=1, vloss=1.0)
+    t.configure(rollout="random", tree="rave")
+    t.set_params("rave", dict(t.params("rave"), rave=True, expand_visits=1, virtual_loss=1.0))
     t.set_root(Board(9))
     t.expand_root()
     assert t.simulate_threads(4000, 4) == 4000

@@ -148,19 +148,42 @@ def test_the_search_gives_the_net_the_weight_of_its_board_size(size):
     assert gained == pytest.approx(10 if size == 9 else 200, rel=0.01)
 
 
+def tuned(tree, **changes):
+    """Set some of the tree's kernel parameters, the others as they are."""
+    tree.set_params(tree.tree_name, dict(tree.params(tree.tree_name), **changes))
+    return tree
+
+
 def test_net_fade_by_move_number():
-    """rave.net_fade takes its share off the net's weight linearly, reaching
-    it at move net_fade_end * board points and staying there; off, the
-    weight is the board size's at every move."""
-    t = config.at_size(config.load(None, ["size.13.rave.net_equiv=200", "rave.net_fade=0.75",
-                                          "rave.net_fade_end=0.5"]), 13).rave
+    """rave.net_fade takes its share off the net's weight linearly (the
+    kernel's rave_net_weight, read at the root's move number), reaching it
+    at move net_fade_end * board points and staying there; off, the weight
+    is the board size's at every move."""
+    c = config.at_size(config.load(None, ["size.13.rave.net_equiv=200", "rave.net_fade=0.75",
+                                          "rave.net_fade_end=0.5"]), 13)
     end = 0.5 * 169
-    assert tree_policies.net_weight(t, 13, 0) == 200
-    assert tree_policies.net_weight(t, 13, end / 2) == pytest.approx(200 * (1 - 0.75 / 2))
-    assert tree_policies.net_weight(t, 13, end) == pytest.approx(50)
-    assert tree_policies.net_weight(t, 13, 300) == pytest.approx(50)
-    off = config.at_size(config.load(None, ["size.13.rave.net_equiv=200"]), 13).rave
-    assert off.net_fade == 0 and tree_policies.net_weight(off, 13, 150) == 200
+    weights = {}
+    for moves in (0, 42, 84, 85, 300):
+        b = Board(13)
+        for _ in range(moves):
+            b.play(169)                     # passes: only the move number counts
+        t = Tree(13, 100, seed=1)
+        t.configure(tree="rave")
+        t.set_params("rave", tree_policies.get("rave").params(c))
+        t.set_root(b)
+        weights[moves] = t.net_weight
+    assert weights[0] == 200
+    assert weights[42] == pytest.approx(200 * (1 - 0.75 * 42 / end))
+    assert weights[84] == pytest.approx(200 * (1 - 0.75 * 84 / end))
+    assert weights[85] == pytest.approx(50) and weights[300] == pytest.approx(50)
+    off = config.at_size(config.load(None, ["size.13.rave.net_equiv=200"]), 13)
+    t = Tree(13, 100, seed=1)
+    t.set_params("rave", tree_policies.get("rave").params(off))
+    b = Board(13)
+    for _ in range(150):
+        b.play(169)
+    t.set_root(b)
+    assert off.rave.net_fade == 0 and t.net_weight == 200
     with pytest.raises(config.ConfigError, match="rave.net_fade"):
         config.load(None, ["rave.net_fade=1.5"])
 
@@ -172,8 +195,8 @@ FILL_W = [c + "5" for c in COLS] + [c + "4" for c in COLS] + ["A3", "B3"]
 def test_the_search_fades_the_net_with_the_game():
     """Later in the game the root's children get the faded weight: the net's
     favoured move gains fewer prior wins at move 40 than at the start, by
-    the factor tree_policies.net_weight gives, which the tree holds from set_position
-    on."""
+    the factor the kernel's rave_net_weight gives at the root's move
+    number."""
     size = 9
     fav = pt("G3", size)
     opts = ("search.playouts=50", "search.early_stop=false", "prior.dcnn_nodes=1", "rave.net_equiv=100",
@@ -186,7 +209,7 @@ def test_the_search_fades_the_net_with_the_game():
             b.play(pt(FILL_W[i], size))
         s = Search(cfg(*opts), evaluator=ScriptedEvaluator({fav: 1e6}))
         s.set_position(b, 7.0)
-        assert s.tree.net_weight == pytest.approx(tree_policies.net_weight(s.cfg.rave, size, moves))
+        assert s.tree.net_weight == pytest.approx(100 * (1 - 0.8 * min(1.0, moves / (0.5 * size * size))))
         s.run()
         t = s.tree
         pri = t.child_priors()
@@ -221,14 +244,14 @@ def test_the_net_prior_grows_with_the_parents_visits():
     other = pt("C7")
     assert sum(n for (_m, n, *_rest) in t.children()) > 500
     fixed = (t.value(kids[fav]), t.value(kids[other]))
-    t.configure(net_grow=50.0)
+    tuned(t, net_grow=50.0)
     grown = (t.value(kids[fav]), t.value(kids[other]))
     assert grown[1] == fixed[1]
     assert grown[0] > fixed[0]
-    t.configure(net_grow=1e6)            # above the parent's visits: as fixed
+    tuned(t, net_grow=1e6)               # above the parent's visits: as fixed
     assert t.value(kids[fav]) == fixed[0]
-    with pytest.raises(ValueError):
-        t.configure(net_grow=-1.0)
+    with pytest.raises(config.ConfigError, match="rave.net_grow"):
+        config.load(None, ["rave.net_grow=-1"])
 
 
 def test_a_growing_net_prior_steers_more_visits_to_the_favourite():
@@ -331,7 +354,8 @@ def test_resigns_at_a_small_budget():
 @pytest.mark.parametrize("policy", ["stop", "recycle", "fuego_gc", "flatten"])
 def test_rave_pool_never_exceeds_capacity(policy):
     t = Tree(9, 400, policy, seed=3)
-    t.configure(rollout="random", tree="rave", rave=True, expand_visits=2)
+    t.configure(rollout="random", tree="rave")
+    tuned(t, rave=True, expand_visits=2)
     t.set_root(Board(9))
     ran = t.simulate(2000)
     assert t.n_used <= 400

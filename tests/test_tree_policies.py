@@ -17,11 +17,11 @@ class ToyPolicy(tree_policies.UctPolicy):
     name, table, kernel = "toy", "uct", "uct"
 
     def __init__(self):
-        self.calls = {"knobs": 0, "new_root": 0, "start": 0, "stepper": 0}
+        self.calls = {"params": 0, "new_root": 0, "start": 0, "stepper": 0}
 
-    def knobs(self, cfg):
-        self.calls["knobs"] += 1
-        return dict(super().knobs(cfg), K=0.3, rave=False)
+    def params(self, cfg):
+        self.calls["params"] += 1
+        return dict(super().params(cfg), K=0.3, rave=False)
 
     def new_root(self, search):
         self.calls["new_root"] += 1
@@ -62,7 +62,8 @@ def test_a_toy_policy_added_by_the_recipe_searches(toy):
     res = s.run()
     assert res.playouts == 300 and 0 <= res.move <= 81
     assert sum(c[1] for c in s.tree.children()) > 0
-    assert toy.calls == {"knobs": 1, "new_root": 0, "start": 1, "stepper": 1}
+    assert s.tree.params("uct")["K"] == 0.3 and not s.tree.params("uct")["rave"]   # its own parameters
+    assert toy.calls == {"params": 1, "new_root": 0, "start": 1, "stepper": 1}
     b = Board(9)
     b.play(res.move)
     s.set_position(b, 7.0)          # a move on: the tree is kept, the policy's new_root runs
@@ -111,3 +112,35 @@ def test_the_policies_call_no_private_member_of_the_search_and_the_search_names_
     tree = ast.parse(open(os.path.join(ROOT, "engine", "search.py")).read())
     names = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in ("rave", "uct")]
     assert names == []
+
+
+def test_each_key_of_a_kernels_table_is_a_field_of_its_struct_and_reaches_it():
+    """docs/HACKING.md's recipe for a kernel knob: a field of the policy's
+    config table, a field of the kernel's struct (engine/tree_params.pxd)
+    named the same, its use in the kernel; no line in between.  A key of
+    the table without its field, or a field without its key, fails here."""
+    import dataclasses
+    from engine.walk import Tree
+    t = Tree(9, 100, seed=1)
+    keys = {f.name for f in dataclasses.fields(config.RaveConfig)}
+    assert set(t.params("rave")) == keys
+    assert set(t.params("uct")) == {f.name for f in dataclasses.fields(config.UctConfig)} - {"policy"} | {"puct"}
+    # a bare tree holds the config's defaults (one default a knob)
+    assert t.params("rave") == pytest.approx(dataclasses.asdict(config.RaveConfig()))
+    # the search passes every value of the table through
+    sets = ["rave.expand_visits=7", "rave.net_equiv=33", "rave.net_fade=0.25", "rave.fpu=0.75",
+            "rave.net_visits=5", "rave.rave_equiv=1234", "rave.virtual_loss=2", "rave.prior_scale=0.5"]
+    cfg = config.load(None, ["prior.evaluator=none", "search.seed=3", "search.playouts=50", "search.seconds=0"] + sets)
+    s = Search(cfg)
+    s.set_position(Board(9), 7.0)
+    got = s.tree.params("rave")
+    assert got == pytest.approx(dataclasses.asdict(config.at_size(cfg, 9).rave))
+    assert (got["expand_visits"], got["net_equiv"], got["virtual_loss"]) == (7, 33, 2)
+    # a mapping without a field is refused, naming it; nothing is half set
+    partial = dict(got)
+    del partial["fpu"]
+    with pytest.raises(ValueError, match="fpu"):
+        s.tree.set_params("rave", partial)
+    assert s.tree.params("rave") == got
+    with pytest.raises(ValueError, match="unknown tree 'nope'"):
+        s.tree.set_params("nope", got)

@@ -112,7 +112,12 @@ def main(command, out_path):
                 partial.append([bool(partial_result), result["rootInfo"]["visits"]])
             node.set_analysis(result, None, None, partial_result=partial_result)
         engine.request_analysis(node, callback=seen, ponder=True, report_every=0.25, priority=1000)
-        time.sleep(3.0)
+        # a loaded CI machine may be slow to start: wait for the partials, not a fixed time
+        def partials():
+            with lock:
+                return sum(1 for p, _ in partial if p)
+        time.sleep(1.0)
+        wait(lambda: partials() >= 4, 60)
         engine.stop_pondering()
         time.sleep(0.5)
         out["ponder"] = {"results": partial}
