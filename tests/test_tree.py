@@ -159,11 +159,7 @@ def test_net_fade_by_move_number():
     kernel's rave_net_weight, read at the root's move number), reaching it
     at move net_fade_end * board points and staying there; off, the weight
     is the board size's at every move."""
-    c = config.at_size(config.load(None, ["size.13.rave.net_equiv=200", "rave.net_fade=0.75",
-                                          "rave.net_fade_end=0.5"]), 13)
-    end = 0.5 * 169
-    weights = {}
-    for moves in (0, 42, 84, 85, 300):
+    def weight_at(c, moves):
         b = Board(13)
         for _ in range(moves):
             b.play(169)                     # passes: only the move number counts
@@ -171,19 +167,18 @@ def test_net_fade_by_move_number():
         t.configure(tree="rave")
         t.set_params("rave", tree_policies.get("rave").params(c))
         t.set_root(b)
-        weights[moves] = t.net_weight
+        return t.net_weight
+
+    c = config.at_size(config.load(None, ["size.13.rave.net_equiv=200", "rave.net_fade=0.75",
+                                          "rave.net_fade_end=0.5"]), 13)
+    end = 0.5 * 169
+    weights = {moves: weight_at(c, moves) for moves in (0, 42, 84, 85, 300)}
     assert weights[0] == 200
     assert weights[42] == pytest.approx(200 * (1 - 0.75 * 42 / end))
     assert weights[84] == pytest.approx(200 * (1 - 0.75 * 84 / end))
     assert weights[85] == pytest.approx(50) and weights[300] == pytest.approx(50)
     off = config.at_size(config.load(None, ["size.13.rave.net_equiv=200"]), 13)
-    t = Tree(13, 100, seed=1)
-    t.set_params("rave", tree_policies.get("rave").params(off))
-    b = Board(13)
-    for _ in range(150):
-        b.play(169)
-    t.set_root(b)
-    assert off.rave.net_fade == 0 and t.net_weight == 200
+    assert off.rave.net_fade == 0 and weight_at(off, 150) == 200
     with pytest.raises(config.ConfigError, match="rave.net_fade"):
         config.load(None, ["rave.net_fade=1.5"])
 

@@ -116,7 +116,6 @@ def main(command, out_path):
         def partials():
             with lock:
                 return sum(1 for p, _ in partial if p)
-        time.sleep(1.0)
         wait(lambda: partials() >= 4, 60)
         engine.stop_pondering()
         time.sleep(0.5)
