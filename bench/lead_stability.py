@@ -69,6 +69,7 @@ def teacher_leads(folder):
 def run(size, visits, games, repeats, sets, ref_leads=None):
     cfg = os.path.join(ROOT, "configs", f"{size}x{size}.toml")
     stdevs, lost, err, cand = [], [], [], []
+    mstd, mlost, merr = [], [], []      # the root's lead as the candidates' visit-weighted mean
     for k, mv in enumerate(games):
         cols = "BW"
         q = {"moves": [[cols[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(mv)], "rules": "chinese",
@@ -82,9 +83,13 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
             got += [json.loads(ln) for ln in out.getvalue().splitlines()]
         leads = [r["rootInfo"]["scoreLead"] for r in got]
         stdevs.append(statistics.pstdev(leads))
+        means = [visit_mean(r) for r in got]
+        mstd.append(statistics.pstdev(means))
         if (leads_ref := (ref_leads or {}).get(tuple(mv))) is not None:
             err.append(abs(statistics.mean(leads) - leads_ref))
+            merr.append(abs(statistics.mean(means) - leads_ref))
         sign = 1.0 if len(mv) % 2 == 0 else -1.0         # Black's view -> the side to move's
+        mlost.extend(sign * (m - r["moveInfos"][0]["scoreLead"]) for m, r in zip(means, got))
         lost.extend(sign * (r["rootInfo"]["scoreLead"] - r["moveInfos"][0]["scoreLead"]) for r in got)
         # every candidate's points lost (KaTrain's grading of the alternatives):
         # below 0, a move the analysis reads as better in points than its choice
@@ -92,7 +97,18 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
                     if m.get("visits", 0) > 0)
     return (statistics.mean(stdevs), max(stdevs), max(abs(x) for x in lost),
             statistics.mean(err) if err else None, len(err), min(cand),
-            sum(1 for x in cand if x < -1.0) / len(cand))
+            sum(1 for x in cand if x < -1.0) / len(cand),
+            (statistics.mean(mstd), max(mstd), max(mlost), statistics.mean(merr) if merr else None))
+
+
+def visit_mean(answer):
+    """The candidates' leads weighted by their visits (KataGo's root
+    scoreLead is such a mean over the root's simulations): the root lead
+    the answer would show if it read the search's whole root, not its best
+    move alone."""
+    rows = [m for m in answer["moveInfos"] if m.get("visits", 0) > 0]
+    n = sum(m["visits"] for m in rows)
+    return sum(m["visits"] * m["scoreLead"] for m in rows) / n if n else answer["rootInfo"]["scoreLead"]
 
 
 def main():
@@ -103,21 +119,37 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--weights", default="", help="net weights (default: the shipped net of the size)")
     ap.add_argument("--teacher", default="", help="label shards of the same games: the leads' error against them")
+    ap.add_argument("--sources", default="net,backup,playouts",
+                    help="score sources to run, comma-separated (net is always run: its figure is printed last)")
     args = ap.parse_args()
+    sources = set(args.sources.split(",")) | {"net"}
     games = positions(args.size, args.positions)
     ref_leads = teacher_leads(args.teacher) if args.teacher else None
     w = [f"net.weights={args.weights}"] if args.weights else []
     net = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=net"], ref_leads)
-    ref = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=playouts"], ref_leads)
-    backup = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=backup"], ref_leads)
+    ref = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=playouts"], ref_leads) \
+        if "playouts" in sources else None
+    backup = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=backup"], ref_leads) \
+        if "backup" in sources else None
     print(f"{len(games)} positions, {args.repeats} identical queries each at {args.visits} visits")
     for name, r in (("playouts", ref), ("backup", backup), ("net", net)):
+        if r is None:
+            continue
         line = (f"{name + ':':9s} root lead stdev mean {r[0]:.2f} max {r[1]:.2f}; "
                 f"order-0 points lost at most {r[2]:.2f}; candidates' points lost at least {r[5]:.2f} "
                 f"({100 * r[6]:.1f}% below -1)")
         if r[3] is not None:
             line += f"; mean lead off the teacher's by {r[3]:.2f} points ({r[4]} positions)"
         print(line)
+        m = r[7]
+        line = (f"{'':9s} as the candidates' visit-weighted mean: stdev mean {m[0]:.2f} max {m[1]:.2f}; "
+                f"order-0 points lost at most {m[2]:.2f}")
+        if m[3] is not None:
+            line += f"; off the teacher's by {m[3]:.2f} points"
+        print(line)
+    if ref is None:
+        print(f"lead_stdev: {net[0]:.2f} points")
+        return
     print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
     print(f"lead_stdev: {net[0]:.2f} points")
 

@@ -62,6 +62,10 @@ def load_evaluator(cfg, size):
     else:
         try:
             ev = Evaluator.load(src, **kw)
+            if ev.board_size != size and cfg.net.weights and size >= CONV_MIN_SIZE and ev.config.policy_head == "conv":
+                # named weights of another size, fully convolutional: read at this one
+                # (as a size without weights of its own reads the nearest shipped net)
+                ev = Evaluator.load(src, board_size=size, **kw)
         except ValueError as e:
             raise NoNet(str(e)) from None
     if ev.board_size != size:

@@ -63,11 +63,12 @@ def evaluate(weights, data, size):
     return out
 
 
-def evaluate_teacher(weights, dirs, val_fraction):
-    """The net against the teacher on the held-out games of ``dirs``."""
+def evaluate_teacher(weights, dirs, val_fraction, size=None):
+    """The net against the teacher on the held-out games of ``dirs``
+    (``size``: a fully convolutional net read at that board size)."""
     from nets import data as D
     from nets.train import PHASES, evaluate_teacher as ev_teacher, join_teacher
-    ev = _evaluator(weights, None)
+    ev = _evaluator(weights, size)
     pos, tt = D.load_teacher(dirs, size=ev.board_size, n_planes=ev.config.in_planes, log=lambda m: None)
     pos, t = join_teacher(None, pos, tt)
     ids = np.nonzero(D.split_by_game(pos.game, val_fraction))[0] if val_fraction > 0 else np.arange(len(pos))
@@ -109,7 +110,7 @@ def main(argv=None):
         ap.error("give --data or --teacher")
     if args.teacher:
         import json
-        r = evaluate_teacher(args.weights, args.teacher, args.val_fraction)
+        r = evaluate_teacher(args.weights, args.teacher, args.val_fraction, args.size)
         print(f"{args.weights} against the teacher on {' '.join(args.teacher)} "
               f"(held-out games, val_fraction {args.val_fraction}):")
         print(json.dumps(r, indent=1))

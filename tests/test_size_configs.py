@@ -199,3 +199,20 @@ def test_the_raw_net_configs_play_the_shipped_nets():
             got, want = at_size(raw, size), at_size(SHIPPED, size)
             assert got.net.weights == want.net.weights
             assert dataclasses.replace(got, net=want.net, gtp=want.gtp) == want
+
+
+def test_named_weights_of_another_size_are_read_at_the_board_when_fully_convolutional():
+    """``size.13.net.weights`` may name the 19x19 residual net: its heads are
+    convolutional, so it is read at 13x13 (as a size without weights of its
+    own reads the nearest shipped net); a fully connected net of another size
+    is refused with both sizes named."""
+    from engine.config import replace
+    from engine.factory import NoNet, load_evaluator
+    cfg = at_size(SHIPPED, 13)
+    ev = load_evaluator(replace(cfg, **{"net.weights": "nets/weights/19x19-res.pt"}), 13)
+    assert ev.board_size == 13 and ev.has_aux
+    from board_ext.board import Board
+    priors, _ = ev.evaluate([Board(13)])
+    assert priors.shape == (1, 13 * 13 + 1)
+    with pytest.raises(NoNet, match="9x9 net, the board is 13x13"):
+        load_evaluator(replace(cfg, **{"net.weights": "nets/weights/9x9.pt"}), 13)
