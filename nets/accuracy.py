@@ -17,6 +17,14 @@ against the teacher on the games that a training run with the same
 the value's Brier score against the teacher's win rate and against the
 games' results by phase, and, for a net with score and ownership heads,
 their mean absolute errors.
+
+    python -m nets.accuracy --teacher records/datasets/teacher/13x13-play-test --source runs/play-test-src-13
+
+With ``--source`` instead of ``--weights`` (the label shards' source, a set of
+``tools.teacher_play`` whose shards keep the playing network's own policy),
+the top-1 of that network's raw policy against the teacher's best move on
+the same positions: the ceiling a net taught by the playing network alone
+reaches.
 """
 import argparse
 import sys
@@ -97,9 +105,32 @@ def _evaluator(weights, size):
     return ev
 
 
+def source_agreement(label_dirs, source_dirs):
+    """(agreeing, positions): the label shards' positions that the source
+    shards also hold (the same board size and moves played: a position
+    reached by several games counts as often as it is labelled, as the nets' figures count it), and how many of them have the
+    source's best move (its stored policy) equal to the teacher's."""
+    from nets.data import list_shards
+    from nets.shards import load_shard, teacher_targets
+
+    def best_by_position(dirs):
+        for f in list_shards(dirs):
+            sh = load_shard(f)
+            pol = teacher_targets(sh)[0]
+            off = sh["offsets"]
+            for k, (g, t) in enumerate(zip(sh["pos_game"], sh["pos_turn"])):
+                mv = sh["moves"][off[g]:off[g] + int(t)]
+                yield (int(sh["size"]), bytes(np.asarray(mv, np.int32))), int(np.argmax(pol[k]))
+
+    src = dict(best_by_position(source_dirs))
+    got = [(src[key], best) for key, best in best_by_position(label_dirs) if key in src]
+    return sum(a == b for a, b in got), len(got)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--weights", required=True)
+    ap.add_argument("--weights")
+    ap.add_argument("--source", nargs="+", help="with --teacher, instead of --weights: the source set's own policy")
     ap.add_argument("--data", nargs="+")
     ap.add_argument("--teacher", nargs="+", help="label shards (tools.label): agreement with the teacher")
     ap.add_argument("--val-fraction", type=float, default=0.1,
@@ -108,6 +139,18 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if bool(args.data) == bool(args.teacher):
         ap.error("give --data or --teacher")
+    if args.source:
+        if not args.teacher or args.weights:
+            ap.error("--source goes with --teacher, without --weights")
+        hit, n = source_agreement(args.teacher, args.source)
+        if not n:
+            print(f"no position of {' '.join(args.teacher)} is in {' '.join(args.source)}", file=sys.stderr)
+            return 1
+        print(f"the source's own policy against the teacher: {hit} of {n} positions")
+        print(f"top-1 against the teacher: {100 * hit / n:.1f} %")
+        return 0
+    if not args.weights:
+        ap.error("give --weights (or --source with --teacher)")
     if args.teacher:
         import json
         r = evaluate_teacher(args.weights, args.teacher, args.val_fraction, args.size)

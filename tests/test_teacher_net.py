@@ -276,3 +276,21 @@ def test_estimate_score_reads_the_heads(tmp_path):
     black = -float(lead[0])
     from engine.scoring import fmt_score
     assert reply.startswith("= " + fmt_score(round(2 * black) / 2) + " ("), reply
+
+
+def test_the_playing_networks_own_agreement_with_the_teacher(tmp_path, capsys):
+    """--source: the policy a source set keeps for each position against the
+    teacher's best move on the same positions; a set read against itself
+    agrees everywhere, sets of other games share no position."""
+    from nets import accuracy
+    from tests.conftest import ROOT
+    held = os.path.join(ROOT, "records", "datasets", "teacher", "13x13-play-test")
+    hit, n = accuracy.source_agreement(held, held)
+    assert n == 262 and hit == n
+    assert accuracy.main(["--teacher", held, "--source", held]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] == "top-1 against the teacher: 100.0 %"
+    other = os.path.join(ROOT, "records", "datasets", "teacher", "19x19-play-test")
+    assert accuracy.source_agreement(held, other) == (0, 0)     # the empty board too: another size
+    assert accuracy.main(["--teacher", held, "--source", other]) == 1
+    with pytest.raises(SystemExit):
+        accuracy.main(["--teacher", held, "--source", held, "--weights", "x.pt"])
