@@ -147,10 +147,8 @@ def main():
         if m[3] is not None:
             line += f"; off the teacher's by {m[3]:.2f} points"
         print(line)
-    if ref is None:
-        print(f"lead_stdev: {net[0]:.2f} points")
-        return
-    print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
+    if ref is not None:
+        print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
     print(f"lead_stdev: {net[0]:.2f} points")
 
 

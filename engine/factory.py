@@ -61,11 +61,9 @@ def load_evaluator(cfg, size):
             raise NoNet(f"{path} does not exist (shipped sizes: {available_sizes() or 'none'})")
     else:
         try:
-            ev = Evaluator.load(src, **kw)
-            if ev.board_size != size and cfg.net.weights and size >= CONV_MIN_SIZE and ev.config.policy_head == "conv":
-                # named weights of another size, fully convolutional: read at this one
-                # (as a size without weights of its own reads the nearest shipped net)
-                ev = Evaluator.load(src, board_size=size, **kw)
+            # named weights are read at the board when fully convolutional (as a size without
+            # weights of its own reads the nearest shipped net); a fully connected net keeps its size
+            ev = Evaluator.load(src, board_size=size if cfg.net.weights and size >= CONV_MIN_SIZE else None, **kw)
         except ValueError as e:
             raise NoNet(str(e)) from None
     if ev.board_size != size:
