@@ -19,6 +19,13 @@ class NoNet(RuntimeError):
     """No usable weights for a board size (the message says why)."""
 
 
+class NotReadHere(NoNet):
+    """Named weights of another size on a board smaller than CONV_MIN_SIZE:
+    a size table serves a range of boards (the table of 13 those from 10x10),
+    and a net of another size is read only from CONV_MIN_SIZE up, so that
+    board has no net, as a size without weights of its own below it."""
+
+
 def weights_file(path):
     """``net.weights`` as a file: as given when it exists (absolute, or
     relative to the working directory), else relative to the project (the
@@ -67,6 +74,9 @@ def load_evaluator(cfg, size):
         except ValueError as e:
             raise NoNet(str(e)) from None
     if ev.board_size != size:
+        if cfg.net.weights and size < CONV_MIN_SIZE:
+            raise NotReadHere(f"{path} is a {ev.board_size}x{ev.board_size} net, read at another size only "
+                              f"from {CONV_MIN_SIZE}x{CONV_MIN_SIZE} up; the board is {size}x{size}")
         raise NoNet(f"{path} is a {ev.board_size}x{ev.board_size} net, the board is {size}x{size}")
     for key in ("value_lambda", "value_visits"):
         v = getattr(cfg.search, key)

@@ -6,7 +6,10 @@ and ownership heads (when it has them), its caches and their stats.
 
 A net named by the user (``net.weights``) that does not load is an error
 (PlayerError); without a named net a size that has none gets None, said
-once on stderr, and the search falls back to expert priors.
+once on stderr, and the search falls back to expert priors.  So does a
+board under 13x13 whose size table names a net of another size (the table
+of 13 serves 10x10 to 15x15; a net is read at another size only from 13x13
+up: engine.factory.NotReadHere).
 """
 from __future__ import annotations
 
@@ -44,7 +47,8 @@ class Nets:
                 from engine import factory
                 ev = factory.load_evaluator(configmod.replace(cfg, **{"prior.evaluator": "net"}), size)
         except Exception as e:
-            if self._factory is None and configmod.at_size(cfg, size).net.weights:
+            from engine.factory import NotReadHere
+            if self._factory is None and configmod.at_size(cfg, size).net.weights and not isinstance(e, NotReadHere):
                 # a net named by the user that does not load: an error, never a weaker engine in silence
                 raise PlayerError(f"cannot use net.weights for {size}x{size}: {e}") from None
             log.warning("no net for %dx%d: %s", size, size, e)

@@ -6,6 +6,7 @@ size, so a boardsize after any of them gives that size's engine, with the
 command line's --set and the session's go-param in it."""
 import dataclasses
 import os
+import re
 import subprocess
 
 import pytest
@@ -35,7 +36,8 @@ def test_the_shipped_sizes_differ_where_they_were_measured_apart():
     assert s9.search.seconds < s13.search.seconds < s19.search.seconds
     assert s9.pool.pool_size < s13.pool.pool_size < s19.pool.pool_size
     assert s9.net.weights.endswith("9x9-res3.pt") and s19.net.weights.endswith("19x19-res.pt")
-    assert s13.net.weights == ""                       # 13x13 reads nets/weights/19x19.pt at 13x13
+    assert s13.net.weights.endswith("19x19-res.pt")    # the residual 19x19 net read at 13x13
+    assert s13.search.value_lambda == (0.2,) and s13.player.score_source == "playouts"
     assert s9.gtp.komi == 7.0 and s19.gtp.komi == 7.5
     assert s9.rave.net_equiv == 100.0 and s19.rave.net_equiv == C.SIZE_DEFAULTS["19"]["rave"]["net_equiv"]
 
@@ -216,3 +218,20 @@ def test_named_weights_of_another_size_are_read_at_the_board_when_fully_convolut
     assert priors.shape == (1, 13 * 13 + 1)
     with pytest.raises(NoNet, match="9x9 net, the board is 13x13"):
         load_evaluator(replace(cfg, **{"net.weights": "nets/weights/9x9.pt"}), 13)
+
+
+def test_a_board_under_13x13_of_the_13_table_searches_without_the_net_it_names(capfd):
+    """The shipped table of 13 names the 19x19 residual net for 10x10 to
+    15x15; under 13x13 a net of another size is not read, so 11x11 plays on
+    expert priors, said on stderr, as before the table named one, and 13x13
+    plays on the net."""
+    from engine.factory import NotReadHere, load_evaluator
+    with pytest.raises(NotReadHere, match="only from 13x13 up; the board is 11x11"):
+        load_evaluator(SHIPPED, 11)
+    eng = GtpServer(load(SHIPPED_CONFIG, ["search.seconds=0", "search.playouts=50"]))
+    for size in (11, 13):
+        assert eng.respond(f"boardsize {size}").startswith("=")
+        assert re.fullmatch(r"= [A-T]\d+", eng.respond("genmove b").strip())
+        assert (eng.player.nets.loaded(size) is None) == (size == 11)
+    assert "no net for 11x11" in capfd.readouterr().err
+    assert eng.player.nets.loaded(13).board_size == 13 and eng.player.nets.loaded(13).has_aux
