@@ -18,6 +18,7 @@ import sys
 
 from board_ext.board import BLACK
 from engine import config as configmod
+from engine import factory
 from engine.player_errors import PlayerError
 
 log = logging.getLogger("gomcts.player")
@@ -44,11 +45,9 @@ class Nets:
             if self._factory is not None:
                 ev = self._factory(size)
             else:
-                from engine import factory
                 ev = factory.load_evaluator(configmod.replace(cfg, **{"prior.evaluator": "net"}), size)
         except Exception as e:
-            from engine.factory import NotReadHere
-            if self._factory is None and configmod.at_size(cfg, size).net.weights and not isinstance(e, NotReadHere):
+            if self._factory is None and configmod.at_size(cfg, size).net.weights and not isinstance(e, factory.NotReadHere):
                 # a net named by the user that does not load: an error, never a weaker engine in silence
                 raise PlayerError(f"cannot use net.weights for {size}x{size}: {e}") from None
             log.warning("no net for %dx%d: %s", size, size, e)
