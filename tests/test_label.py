@@ -81,6 +81,8 @@ def test_labels_from_the_engines_analysis_server(tmp_path):
     assert np.all((z["t_winrate"] >= 0) & (z["t_winrate"] <= 1)) and np.all(np.isfinite(z["t_lead"]))
     assert z["visits"].shape == (n_pos, 82)               # the source's visit rows come along
     assert json.loads(str(z["teacher"]))["visits"] == 1 and list(z["sources"]) == ["SP_00001.npz"]
+    cmd = json.loads(str(z["teacher"]))["command"]    # file names, no machine's folders
+    assert "gtp_main.py" in cmd and "/" not in cmd
     # the policy's mass sits on empty points of the replayed position
     for k in range(n_pos):
         g, t = int(z["pos_game"][k]), int(z["pos_turn"][k])

@@ -74,6 +74,7 @@ def test_self_play_with_the_engines_analysis_server(tmp_path):
     assert len(sh["pos_turn"]) == 22                  # ten moves and the position after them, twice
     meta = json.loads(str(sh["teacher"]))
     assert meta["visits"] == 1 and meta["selfplay"]["max_moves"] == 10
+    assert "gtp_main.py" in meta["command"] and "/" not in meta["command"]   # no machine's folders
     from nets.data import load_teacher
     pos, tt = load_teacher([str(out)], 9)
     assert len(pos.y) == 22 and tt.policy.shape == (22, 82)

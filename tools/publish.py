@@ -232,7 +232,7 @@ def publish(srcs, dest_dir, records=RECORDS):
     return [_rel(d, root) for d in outs]
 
 
-def _no_paths(cmd):
+def no_paths(cmd):
     """A command line with every path reduced to its file name: no
     machine's folders in a committed manifest."""
     return " ".join(os.path.basename(t) if "/" in t and not t.startswith("-") else t for t in cmd.split())
@@ -266,12 +266,12 @@ def list_data(name, command=None, records=RECORDS, root=None):
             raise RecordsError(f"{p}: not a readable shard ({type(e).__name__}: {e})") from None
     if command is None and meta.get("selfplay"):
         o = meta["selfplay"]
-        command = (f"python -m tools.teacher_play --teacher \"{_no_paths(meta.get('command', ''))}\" "
+        command = (f"python -m tools.teacher_play --teacher \"{no_paths(meta.get('command', ''))}\" "
                    f"--size {meta['size']} " + " ".join(f"--{k.replace('_', '-')} {v}" for k, v in sorted(o.items())
                                                         if k != "retries"))
     entry = {"shards": len(shards), "games": games, "positions": positions, "bytes": size,
              "bytes_a_position": round(size / max(positions, 1), 1), "size": meta.get("size"),
-             "teacher": _no_paths(meta.get("command", "")) or None, "command": command,
+             "teacher": no_paths(meta.get("command", "")) or None, "command": command,
              "sha256": h.hexdigest()}
     path = os.path.join(records, DATA)
     sets = {}
