@@ -334,6 +334,15 @@ class PolicyNet(nn.Module):
         return self.head(f), (self.value_logit(f) if self.config.value_head else None), f
 
 
+def input_blocks(name: str) -> int:
+    """How many equal blocks of the trunk's channels the input of the
+    tensor ``name`` reads, side by side: 2 for a global pooling layer's
+    weight (each channel's board mean, then each one's max), 1 otherwise.
+    A net widened from another (nets.train.init_from) keeps each block's
+    old columns at the head of its block."""
+    return 2 if name.startswith("gpool") and name.endswith(".weight") else 1
+
+
 def masked_softmax(logits: torch.Tensor, legal: torch.Tensor) -> torch.Tensor:
     """Softmax of ``logits`` (B, M) over the entries where ``legal`` (B, M,
     bool) is True; illegal entries get exactly 0.  A row with no legal entry

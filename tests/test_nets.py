@@ -547,6 +547,29 @@ def test_init_from_widens_a_net_in_place_keeping_what_it_computes(tmp_path):
     assert new.fc.weight.grad[:, 8 * N * N:].abs().sum() > 0      # the new channels' outgoing weights learn
 
 
+def test_init_from_widens_a_residual_net_with_global_pooling(tmp_path):
+    """A residual trunk with global pooling, widened: each pooling layer
+    reads (means, maxes) of the wider trunk, the old columns at the head of
+    each block, so every head still computes what the narrower net did."""
+    from nets.train import init_from
+    torch.manual_seed(1)
+    kw = dict(board_size=N, kernels=(3,) * 5, residual=True, global_pool=(1, 2), policy_head="conv",
+              value_head=True, aux_heads=True)
+    old = PolicyNet(ModelConfig(widths=(8,) * 5, **kw))
+    with torch.no_grad():
+        for p in old.parameters():
+            p.add_(torch.randn_like(p) * 0.1)       # pooling weights away from their zero init
+    torch.save(old.state_dict(), tmp_path / "old.pt")
+    new = PolicyNet(ModelConfig(widths=(12,) * 5, **kw))
+    line = init_from(new, str(tmp_path / "old.pt"))
+    assert "gpool1.weight" in line and "fresh: none" in line
+    x = torch.rand(3, new.config.in_planes, N, N)
+    with torch.no_grad():
+        a, b = old.forward_heads(x), new.forward_heads(x)
+    for u, v in zip(a[:4], b[:4]):
+        assert torch.allclose(u, v, atol=1e-5)
+
+
 def test_net_precision_reaches_the_evaluator(tmp_path):
     """net.precision = bf16 runs the net under bf16 autocast: the same
     priors within bf16's rounding, and the config names a bad value."""
