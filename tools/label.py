@@ -333,8 +333,7 @@ def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, lo
     extra = dict(pos_game=np.asarray(pos["pos_game"], np.int32), pos_turn=np.asarray(pos["pos_turn"], np.int16),
                  t_policy=np.stack(pos["t_policy"]), t_winrate=np.asarray(pos["t_winrate"], np.float32),
                  t_lead=np.asarray(pos["t_lead"], np.float32), t_own=np.stack(pos["t_own"]),
-                 teacher=np.str_(json.dumps({"command": publish.no_paths(teacher_cmd if isinstance(teacher_cmd, str)
-                                                                     else " ".join(teacher_cmd)),
+                 teacher=np.str_(json.dumps({"command": publish.no_paths(teacher_cmd),
                                              "visits": visits, "every": every,
                                              "offset": offset})),
                  sources=np.asarray([os.path.basename(f) for f in files]))

@@ -233,9 +233,10 @@ def publish(srcs, dest_dir, records=RECORDS):
 
 
 def no_paths(cmd):
-    """A command line with every path reduced to its file name: no
-    machine's folders in a committed manifest."""
-    return " ".join(os.path.basename(t) if "/" in t and not t.startswith("-") else t for t in cmd.split())
+    """A command line (a string or its words) with every path reduced to
+    its file name: no machine's folders in a committed record."""
+    words = cmd.split() if isinstance(cmd, str) else cmd
+    return " ".join(os.path.basename(t) if "/" in t and not t.startswith("-") else t for t in words)
 
 
 def list_data(name, command=None, records=RECORDS, root=None):

@@ -223,7 +223,7 @@ def chunk_arrays(games, size, komi, teacher_cmd, opts):
             wr.append(w)
             lead.append(ld)
     packed = pack_teacher(np.stack(pol), np.stack(own), wr, lead)
-    meta = {"command": no_paths(teacher_cmd if isinstance(teacher_cmd, str) else " ".join(teacher_cmd)),
+    meta = {"command": no_paths(teacher_cmd),
             "visits": 1, "selfplay": {k: v for k, v in opts.items() if k != "in_flight"}}
     return make_shard(moves, is_label, offsets, seeds, scores, size, 0, komi,
                       pos_game=np.asarray(pg, np.int32), pos_turn=np.asarray(pt, np.int16),
