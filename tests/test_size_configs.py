@@ -35,7 +35,7 @@ def test_the_shipped_sizes_differ_where_they_were_measured_apart():
     s9, s13, s19 = (at_size(SHIPPED, n) for n in (9, 13, 19))
     assert s9.search.seconds < s13.search.seconds < s19.search.seconds
     assert s9.pool.pool_size < s13.pool.pool_size < s19.pool.pool_size
-    assert s9.net.weights.endswith("9x9-res3.pt") and s19.net.weights.endswith("19x19-res.pt")
+    assert s9.net.weights.endswith("9x9-res3.pt") and s19.net.weights.endswith("19x19-res4.pt")
     assert s13.net.weights.endswith("19x19-res.pt")    # the residual 19x19 net read at 13x13
     assert s13.search.value_lambda == (0.2,) and s13.player.score_source == "playouts"
     assert s9.gtp.komi == 7.0 and s19.gtp.komi == 7.5
