@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from engine import config as config_mod
 from tools import experiment
 
 
@@ -92,7 +93,7 @@ def _pending_by_variant(exp, out):
     """The pending games of each variant (by its directory's name) as
     (index, seconds per move, record file name)."""
     by_variant = {}
-    for path, _, _, _, _, index, seconds in experiment.pending_jobs(exp, str(out)):
+    for path, _, _, _, _, index, seconds, _ in experiment.pending_jobs(exp, str(out)):
         by_variant.setdefault(path.split("/")[-2], []).append((index, seconds, os.path.basename(path)))
     return by_variant
 
@@ -255,3 +256,26 @@ def test_a_trial_run_writes_only_to_its_out_folder(tmp_path, monkeypatch):
     assert (repo / "docs" / "results" / "trial.md").exists()
     assert (repo / "records" / "results" / "trial.json").exists()
     assert (repo / "records" / "games" / "trial" / "s-1.jsonl.gz").exists()
+
+
+def test_engine_key_starts_both_sides_from_a_config_file(tmp_path):
+    """``engine = "configs/engine.toml"`` lays an experiment's overrides over
+    the shipped engine (its 19x19 net and value weight), not the built-in
+    defaults; the games carry it to the workers; a missing file is named."""
+    f = tmp_path / "e.toml"
+    f.write_text('name = "e"\nsize = 19\nengine = "configs/engine.toml"\ncommon = ["search.seconds=0"]\n'
+                 '[[variant]]\nseries = "m"\nx = 1\nsets = ["search.playouts=5"]\n')
+    exp = experiment.load(str(f))
+    jobs = experiment.pending_jobs(exp, str(tmp_path / "out"), games=2)
+    assert [j[-1] for j in jobs] == ["configs/engine.toml"] * 2
+    shipped = config_mod.at_size(config_mod.load(config_mod.SHIPPED_CONFIG), 19)
+    _, cfg = experiment.make_engine(jobs[0][1], 19, engine=exp["engine"])
+    got = config_mod.at_size(cfg, 19)
+    assert got.net.weights == shipped.net.weights != ""
+    assert got.search.value_lambda == shipped.search.value_lambda != (0.0,)
+    assert got.search.playouts == 5 and got.search.seconds == 0
+    _, plain = experiment.make_engine(jobs[0][1], 19)
+    assert config_mod.at_size(plain, 19).net.weights == ""          # without the key: the defaults
+    f.write_text(f.read_text().replace("configs/engine.toml", "configs/no-such.toml"))
+    with pytest.raises(experiment.ExperimentError, match="no-such.toml"):
+        experiment.load(str(f))

@@ -107,6 +107,8 @@ class Experiment:
     komi: float = setting(7.0, -1000.0, 1000.0)
     games: int = setting(100, 1, 10**6, doc="games a variant")
     workers: int = setting(2, 1, 4096)
+    engine: str = setting(None, doc="the engine config both sides start from, a path from the repository's "
+                          "root (configs/engine.toml: the engine users get); default the built-in defaults")
     common: tuple = setting((), item=str, doc="--set overrides for both sides")
     baseline: tuple = setting((), item=str, doc="--set overrides of the reference engine")
     x_label: str = setting(None)
@@ -142,11 +144,21 @@ def load(path):
             exp["variant"].append(_as_dict(config_mod.build_table(Variant, table)))
         except config_mod.ConfigError as e:
             raise ExperimentError(f"{path}: variant {i + 1} ('{table.get('series', '?')}'): {e}") from None
+    if "engine" in exp and not os.path.isfile(engine_path(exp["engine"])):
+        raise ExperimentError(f"{path}: engine: no config file {exp['engine']!r}")
     # validate every config up front, naming the bad key
     for v in exp["variant"]:
-        config_mod.load(None, exp["common"] + v.get("sets", []))
-        config_mod.load(None, exp["common"] + v.get("baseline", exp["baseline"]))
+        try:
+            config_mod.load(engine_path(exp.get("engine")), exp["common"] + v.get("sets", []))
+            config_mod.load(engine_path(exp.get("engine")), exp["common"] + v.get("baseline", exp["baseline"]))
+        except config_mod.ConfigError as e:
+            raise ExperimentError(f"{path}: variant '{v['series']}': {e}") from None
     return exp
+
+
+def engine_path(engine):
+    """An experiment's ``engine`` config as a file (None: the built-in defaults)."""
+    return None if engine is None else os.path.join(HERE, engine)
 
 
 def variant_label(v):
@@ -156,7 +168,7 @@ def variant_label(v):
 _EVAL_CACHE = {}
 
 
-def make_engine(sets, size, side=0):
+def make_engine(sets, size, side=0, engine=None):
     """A Player (engine.player: the engine as GTP serves it, pass rule
     included) for config overrides `sets`, and its config, built as GTP
     builds it (engine.factory.build_search: a missing net falls back to
@@ -164,10 +176,11 @@ def make_engine(sets, size, side=0):
     net is loaded once per worker process and side: each side has its own
     evaluator, so its own cache of net outputs (a cache shared by both
     would hand one side the forward passes the other paid for: at equal
-    time, free simulations)."""
+    time, free simulations).  ``engine``: a config file the overrides are
+    laid over (an experiment's ``engine`` key), else the built-in defaults."""
     from engine import factory
     from engine.player import Player
-    cfg = config_mod.load(None, sets)
+    cfg = config_mod.load(engine_path(engine), sets)
     net_cfg = config_mod.replace(cfg, **{"prior.evaluator": "net"})
 
     def net_for_size(sz):
@@ -180,13 +193,14 @@ def make_engine(sets, size, side=0):
     return player, cfg
 
 
-def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=None):
-    """One game between two configs; returns a record dict.  on_move(color,
-    search, result), when given, is called after each search (benchmarks
-    read per-move counters through it)."""
+def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=None, engine=None):
+    """One game between two configs (overrides of the ``engine`` config
+    file, else of the built-in defaults); returns a record dict.
+    on_move(color, search, result), when given, is called after each
+    search (benchmarks read per-move counters through it)."""
     players = {}
     for color, sets in ((BLACK, sets_black), (WHITE, sets_white)):
-        p, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size, side=color)
+        p, cfg = make_engine(list(sets) + [f"search.seed={seed * 2 + color}"], size, side=color, engine=engine)
         p.set_komi(komi)
         s = p.search()
         if hasattr(s.evaluator, "clear_cache"):
@@ -231,12 +245,12 @@ def play_game(sets_black, sets_white, size, komi, seed, seconds=None, on_move=No
     return rec
 
 
-def _game_job(path, v_sets, b_sets, size, komi, index, seconds):
+def _game_job(path, v_sets, b_sets, size, komi, index, seconds, engine=None):
     """One game where the fan-out sends it; returns its record, which the
     driver writes to ``path`` (:func:`_save_record`)."""
     v_black = index % 2 == 0
     rec = play_game(v_sets if v_black else b_sets, b_sets if v_black else v_sets, size, komi,
-                    seed=1000 + index, seconds=seconds)
+                    seed=1000 + index, seconds=seconds, engine=engine)
     rec["index"] = index
     rec["variant_color"] = "black" if v_black else "white"
     w = rec["winner"]
@@ -253,7 +267,8 @@ def _save_record(path, rec):
 
 def pending_jobs(exp, out_root, games=None, only=None, xs=None):
     """The games still to play: (record path, variant sets, baseline sets,
-    size, komi, index, seconds per move or None) for each missing record."""
+    size, komi, index, seconds per move or None, engine config or None)
+    for each missing record."""
     jobs = []
     for v in exp["variant"]:
         if only and v["series"] not in only:
@@ -269,7 +284,7 @@ def pending_jobs(exp, out_root, games=None, only=None, xs=None):
             p = os.path.join(vdir, f"game-{i + 1:04d}.json")
             if not os.path.exists(p):
                 jobs.append((p, v_sets, b_sets, exp["size"], exp["komi"], i,
-                             v.get("seconds", exp.get("seconds"))))
+                             v.get("seconds", exp.get("seconds")), exp.get("engine")))
     return jobs
 
 
@@ -454,7 +469,9 @@ def report(exp, rows, path_md, path_png, argv):
     if exp.get("paper"):
         lines += [exp["paper"], ""]
     lines += ["Command: `python -m tools.experiment " + " ".join(argv) + "`", "",
-              f"Board {exp['size']}x{exp['size']}, komi {exp['komi']}; both sides: "
+              f"Board {exp['size']}x{exp['size']}, komi {exp['komi']}; "
+              + (f"both sides start from `{exp['engine']}`; " if exp.get("engine") else "")
+              + "both sides: "
               f"`{' '.join(exp['common']) or '(defaults)'}`; baseline: "
               f"`{' '.join(exp['baseline']) or '(defaults)'}`. Colours alternate; area scoring.", "",
               "| variant | games | wins | win rate | 95% Wilson interval | Elo | as Black | as White "
@@ -482,12 +499,14 @@ def report(exp, rows, path_md, path_png, argv):
                    for x in exp["common"] + exp["baseline"] + sum((v.get("sets", []) for v in exp["variant"]), []))
     if uses_net:
         import hashlib
-        w = os.path.join(HERE, "nets", "weights", f"{exp['size']}x{exp['size']}.pt")
+        named = config_mod.at_size(config_mod.load(engine_path(exp.get("engine")), exp["common"] + exp["baseline"]),
+                                   exp["size"]).net.weights     # the baseline's net; a variant's own is in its sets
+        rel = named or f"nets/weights/{exp['size']}x{exp['size']}.pt"
+        w = os.path.join(HERE, rel)
         if os.path.exists(w):
             with open(w, "rb") as fh:
                 sha = hashlib.sha256(fh.read()).hexdigest()[:12]
-            lines += ["", f"Net: `nets/weights/{exp['size']}x{exp['size']}.pt` (sha256 {sha}...; "
-                      "provenance in the .json beside it)."]
+            lines += ["", f"Net: `{rel}` (sha256 {sha}...; provenance in the .json beside it)."]
     notes = kept_notes(path_md)
     if notes:
         lines += ["", notes]
