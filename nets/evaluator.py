@@ -183,8 +183,13 @@ class Evaluator:
     ``Evaluator(model, threads=1, cache_size=4096, name=None)``; usually
     :meth:`Evaluator.load`.  ``threads`` sets torch's (process-wide)
     intra-op thread count.  ``precision``: "fp32" (default; the net runs
-    channels_last, which oneDNN runs faster on CPU) or "bf16" (autocast;
-    3-4x faster at batch >= 16 on CPUs with AMX, outputs still float32).
+    channels_last, which oneDNN runs faster on CPU), "bf16" (autocast;
+    3-4x faster at batch >= 16 on CPUs with AMX, outputs still float32) or
+    "fp64" (float64 throughout, the outputs rounded to float32: a CPU's
+    vector units round float32 sums differently, by 1e-6 and by the batch's
+    size, which a search's tree amplifies; in float64 the difference is
+    below float32's last digit, so fixed seeds give the same trees on every
+    CPU; several times slower).
     ``device``: "cpu" (default), "cuda" (a GPU torch sees; ValueError if
     none) or "auto" (cuda when there is one, else cpu).  On a GPU the planes
     go over per batch and the outputs come back as float32 numpy, so the
@@ -198,12 +203,14 @@ class Evaluator:
         if threads:
             torch.set_num_threads(int(threads))
         self._torch = torch
-        if precision not in ("fp32", "bf16"):
-            raise ValueError(f"precision must be 'fp32' or 'bf16', got {precision!r}")
+        if precision not in ("fp32", "bf16", "fp64"):
+            raise ValueError(f"precision must be 'fp32', 'bf16' or 'fp64', got {precision!r}")
         self.device = resolve_device(device)
         self.precision = precision
         self.channels_last = precision == "fp32"
         self.model = model.eval().to(self.device)
+        if precision == "fp64":
+            self.model = self.model.double()
         if self.channels_last:
             self.model = self.model.to(memory_format=torch.channels_last)
         for p in self.model.parameters():
@@ -294,6 +301,8 @@ class Evaluator:
         xt = torch.from_numpy(planes_batch(boards, out=self._buf, n_planes=self._nplanes)[:B])
         if self.device != "cpu":
             xt = xt.to(self.device)
+        if self.precision == "fp64":
+            xt = xt.double()
         if self.channels_last:
             xt = xt.contiguous(memory_format=torch.channels_last)
         return xt
@@ -313,8 +322,9 @@ class Evaluator:
             else:
                 logits, vlogit, feats = self.model.forward_all(xt)
             logits = logits.float().cpu().numpy().copy()
-            values = (None if vlogit is None else
-                      torch.sigmoid(vlogit.float()).cpu().numpy().astype(np.float32))
+            values = (None if vlogit is None else       # the sigmoid at the net's precision (fp64 too)
+                      torch.sigmoid(vlogit if vlogit.dtype == torch.float64 else vlogit.float())
+                      .float().cpu().numpy().astype(np.float32))
             # (B, C, n, n) in NCHW order whatever the memory format
             feats = feats.float().contiguous().reshape(B, -1).cpu().numpy()
         return logits, values, feats, leads
@@ -422,7 +432,7 @@ class Evaluator:
             return np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros((0, n * n), np.float32)
         with self._run_lock, torch.inference_mode(), self._autocast():
             _, v, score, own, _ = self.model.forward_heads(self._input(boards))
-            return (torch.sigmoid(v.float()).cpu().numpy().astype(np.float32),
+            return (torch.sigmoid(v if v.dtype == torch.float64 else v.float()).float().cpu().numpy().astype(np.float32),
                     score.float().cpu().numpy().astype(np.float32),
                     own.float().reshape(B, n * n).cpu().numpy().astype(np.float32))
 

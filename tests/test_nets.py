@@ -591,6 +591,32 @@ def test_net_precision_reaches_the_evaluator(tmp_path):
         config.load(None, ["net.precision=fp8"])
 
 
+def test_fp64_precision_answers_below_float32s_rounding():
+    """net.precision = fp64 (the fixed trees of tests/tree_fingerprint.py):
+    float64 arithmetic, float32 outputs that do not depend on the batch the
+    board came in (fp32's do, by its summation order), within float32's
+    rounding of fp32's, on every head."""
+    from engine import config
+    from engine.factory import load_evaluator
+    w = "nets/weights/9x9-res3.pt"
+    ev32 = load_evaluator(config.load(None, [f"net.weights={w}", "net.cache_size=0"]), 9)
+    ev64 = load_evaluator(config.load(None, [f"net.weights={w}", "net.precision=fp64", "net.cache_size=0"]), 9)
+    assert ev64.precision == "fp64" and next(ev64.model.parameters()).dtype == torch.float64
+    boards, b = [], Board(9)
+    for m in GAMES[1][0][:7]:
+        b.play(m)
+        boards.append(b.copy())
+    lo64, v64, f64, l64 = ev64._run(boards, want_lead=True)
+    one = ev64._run(boards[:1], want_lead=True)
+    for got, alone in zip((lo64, v64, f64, l64), one):
+        assert got.dtype == np.float32 and np.array_equal(got[:1], alone)     # the batch does not matter
+    lo32, v32, f32, l32 = ev32._run(boards, want_lead=True)
+    assert np.abs(lo64 - lo32).max() < 1e-3 and np.abs(v64 - v32).max() < 1e-4
+    assert np.abs(l64 - l32).max() < 1e-2
+    for a, c in zip(ev64.evaluate_aux(boards), ev32.evaluate_aux(boards)):
+        assert a.dtype == np.float32 and np.abs(a - c).max() < 1e-2
+
+
 def test_a_fully_convolutional_net_serves_every_board_size(tmp_path):
     """policy_head = "conv": the same weights on 7x7 and 9x9; the board size
     comes from the metadata or the size asked for, never guessed."""
