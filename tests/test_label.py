@@ -10,7 +10,7 @@ import pytest
 
 from board_ext.board import Board
 from engine import coords
-from nets.shards import make_shard, save_shard
+from nets.shards import make_shard, save_shard, teacher_targets
 from tests.conftest import PY, ROOT
 from tools import label
 
@@ -75,10 +75,12 @@ def test_labels_from_the_engines_analysis_server(tmp_path):
     n_pos = sum(len(g) for g in GAMES)
     assert len(z["pos_turn"]) == n_pos
     assert list(z["pos_turn"]) == list(range(6)) * 2 and list(z["pos_game"]) == [0] * 6 + [1] * 6
-    p = z["t_policy"].astype(np.float64)
+    assert "t_pol_off" in z and "t_own4" in z and "t_policy" not in z      # packed, as the bulk sets
+    pol, wr, lead, own = teacher_targets(z)
+    p = pol.astype(np.float64)
     assert p.shape == (n_pos, 82) and np.all(np.abs(p.sum(1) - 1) < 0.02)
-    assert z["t_own"].shape == (n_pos, 81) and z["t_own"].dtype == np.int8
-    assert np.all((z["t_winrate"] >= 0) & (z["t_winrate"] <= 1)) and np.all(np.isfinite(z["t_lead"]))
+    assert own.shape == (n_pos, 81) and own.dtype == np.int8
+    assert np.all((wr >= 0) & (wr <= 1)) and np.all(np.isfinite(lead))
     assert z["visits"].shape == (n_pos, 82)               # the source's visit rows come along
     assert json.loads(str(z["teacher"]))["visits"] == 1 and list(z["sources"]) == ["SP_00001.npz"]
     cmd = json.loads(str(z["teacher"]))["command"]    # file names, no machine's folders
@@ -112,6 +114,9 @@ for line in sys.stdin:
         ans = {"id": q["id"], "turnNumber": t, "isDuringSearch": False, "moveInfos": [],
                "rootInfo": {"winrate": 0.5, "scoreLead": 1.0, "currentPlayer": cp},
                "policy": [1.0 / (n + 1)] * (n + 1), "ownership": [0.0] * n}
+        if mode == "shaped":                               # a peaked policy, ownership in -1..1
+            ans["policy"] = [0.6] + [0.3 / (n - 1)] * (n - 1) + [0.1]
+            ans["ownership"] = [((i % 21) - 10) / 10 for i in range(n)]
         if mode == "bad" and t == 0:
             print("this is not json")
             print(json.dumps(dict(ans, id="someone-else")))
@@ -143,6 +148,30 @@ def test_bad_answers_are_named_and_skipped(tmp_path, capsys):
     z = np.load(out / "T1_src_SP_00001.npz")
     assert list(z["pos_turn"]) == [2, 3, 4, 5] * 2         # turns 0 and 1 of each game skipped, nothing half-written
     assert np.allclose(z["t_winrate"], 0.5)
+
+
+def test_targets_are_packed_unless_dense(tmp_path):
+    """By default a label shard holds its targets packed (the bulk form,
+    under 300 bytes a 19x19 label); ``--dense`` keeps the float16 policy
+    rows and int8 ownership; both read back as the same targets, within
+    the packing's rounding."""
+    src = tmp_path / "src"
+    write_source(str(src))
+    got = {}
+    for form in ("packed", "dense"):
+        out = tmp_path / form
+        assert label.main(["--teacher", fake_teacher(tmp_path, "shaped"), "--in", str(src), "--out", str(out),
+                           "--chunk-files", "1", "--timeout", "20"] + (["--dense"] if form == "dense" else [])) == 0
+        z = dict(np.load(out / "T1_src_SP_00001.npz"))
+        assert ("t_policy" in z) == (form == "dense") and ("t_pol_off" in z) == (form == "packed")
+        got[form] = teacher_targets(z)
+    (pp, wp, lp, op), (pd, wd, ld, od) = got["packed"], got["dense"]
+    assert pp.shape == pd.shape and np.allclose(wp, wd, atol=1e-3) and np.allclose(lp, ld, atol=0.05)
+    assert np.abs(od).max() == 127 and np.abs(op.astype(int) - od.astype(int)).max() <= 127 // 15 + 1
+    assert np.all(np.abs(pp.astype(np.float32).sum(1) - 1) < 0.01)
+    assert np.all(pp.argmax(1) == 72) and np.all(pd.argmax(1) == 72)        # the protocol's first point, A9
+    ratio = pp[:, 81].astype(np.float32) / pp[:, 72].astype(np.float32)
+    assert np.all(np.abs(ratio - 0.1 / 0.6) < 0.01)       # the moves kept keep their shares (the tail past 24 goes)
 
 
 def test_a_teacher_that_dies_is_restarted(tmp_path, capsys):

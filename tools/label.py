@@ -21,6 +21,13 @@ targets:
   Black's score lead in points, komi included;
 - ``t_own`` (int8, ``n*n`` a position): Black's ownership times 127.
 
+That is the dense form (``--dense``: the committed held-out sets); by
+default the policy, ownership, win rate and lead are written packed
+(``nets.shards.pack_teacher``: the moves that carry the policy, ownership in
+16 levels two points a byte, float16 win rate and lead; about 150 bytes a
+19x19 label where the dense form takes about 390), as the bulk sets of
+``tools.teacher_play`` are; the trainer reads both.
+
 A label shard holds its source games whole (the arrays of ``nets/shards.py``,
 the source's ``visits`` row per labelled move included when it has one) and,
 a row per labelled position, ``pos_game`` (the game within the shard),
@@ -60,7 +67,7 @@ import time
 import numpy as np
 
 from engine import coords
-from nets.shards import ShardError, load_shard, make_shard, save_shard
+from nets.shards import ShardError, load_shard, make_shard, pack_teacher, save_shard
 from tools import publish
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
 
@@ -256,10 +263,12 @@ def game_query(qid, moves, size, komi, turns, visits):
             "includePolicy": True, "includeOwnership": True}
 
 
-def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, log=None, offset=0):
+def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, log=None, offset=0,
+                dense=False):
     """Label the games of the shards ``files``; returns (arrays, notes):
-    the label shard's arrays (None when no position was labelled) and the
-    lines that name what was skipped."""
+    the label shard's arrays (None when no position was labelled; the
+    targets packed unless ``dense``) and the lines that name what was
+    skipped."""
     notes = []
     say = (lambda s: (notes.append(s), print(f"label: {s}", file=sys.stderr, flush=True))) if log is None else log
     teacher = Teacher(teacher_cmd, timeout=timeout)
@@ -330,9 +339,15 @@ def label_chunk(teacher_cmd, files, visits, every, timeout=120.0, restarts=3, lo
     if not pos["pos_game"]:
         return None, notes
     n = size * size
+    if dense:
+        targets = dict(t_policy=np.stack(pos["t_policy"]), t_winrate=np.asarray(pos["t_winrate"], np.float32),
+                       t_lead=np.asarray(pos["t_lead"], np.float32), t_own=np.stack(pos["t_own"]))
+    else:
+        targets = pack_teacher(np.stack(pos["t_policy"]).astype(np.float32),
+                               np.stack(pos["t_own"]).astype(np.float32) / OWN_SCALE,
+                               pos["t_winrate"], pos["t_lead"])
     extra = dict(pos_game=np.asarray(pos["pos_game"], np.int32), pos_turn=np.asarray(pos["pos_turn"], np.int16),
-                 t_policy=np.stack(pos["t_policy"]), t_winrate=np.asarray(pos["t_winrate"], np.float32),
-                 t_lead=np.asarray(pos["t_lead"], np.float32), t_own=np.stack(pos["t_own"]),
+                 **targets,
                  teacher=np.str_(json.dumps({"command": publish.no_paths(teacher_cmd),
                                              "visits": visits, "every": every,
                                              "offset": offset})),
@@ -367,8 +382,8 @@ def out_path(out, visits, files, offset=0):
     return os.path.join(out, f"T{visits}_{folder}_{stem}{tail}.npz")
 
 
-def _job(teacher_cmd, files, visits, every, timeout, restarts, offset):
-    return label_chunk(teacher_cmd, files, visits, every, timeout, restarts, offset=offset)
+def _job(teacher_cmd, files, visits, every, timeout, restarts, offset, dense=False):
+    return label_chunk(teacher_cmd, files, visits, every, timeout, restarts, offset=offset, dense=dense)
 
 
 def main(argv=None):
@@ -387,6 +402,8 @@ def main(argv=None):
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds without a teacher line")
     ap.add_argument("--restarts", type=int, default=3, help="teacher restarts a chunk")
     ap.add_argument("--workers", type=int, default=None, help="chunks in parallel (one teacher each)")
+    ap.add_argument("--dense", action="store_true",
+                    help="write the targets dense (float16 policy rows, int8 ownership) instead of packed")
     add_arguments(ap)
     args = ap.parse_args(argv)
     ray = ray_target(ap, args, args.workers)
@@ -409,7 +426,7 @@ def main(argv=None):
     failed = 0
     try:
         with fan:
-            jobs = [(args.teacher, c, args.visits, args.every, args.timeout, args.restarts, args.offset)
+            jobs = [(args.teacher, c, args.visits, args.every, args.timeout, args.restarts, args.offset, args.dense)
                     for c in todo]
             for k, res, err in fan.imap(_job, jobs):
                 if err is not None:
