@@ -322,12 +322,16 @@ class Evaluator:
             else:
                 logits, vlogit, feats = self.model.forward_all(xt)
             logits = logits.float().cpu().numpy().copy()
-            values = (None if vlogit is None else       # the sigmoid at the net's precision (fp64 too)
-                      torch.sigmoid(vlogit if vlogit.dtype == torch.float64 else vlogit.float())
-                      .float().cpu().numpy().astype(np.float32))
+            values = None if vlogit is None else self._probability(vlogit)
             # (B, C, n, n) in NCHW order whatever the memory format
             feats = feats.float().contiguous().reshape(B, -1).cpu().numpy()
         return logits, values, feats, leads
+
+    def _probability(self, logit):
+        """sigmoid(logit) as float32 numpy, taken at the net's precision
+        (float64 under fp64, else float32: bf16 logits are widened first)."""
+        t = logit if logit.dtype == self._torch.float64 else logit.float()
+        return self._torch.sigmoid(t).float().cpu().numpy().astype(np.float32)
 
     def _autocast(self):
         if self.precision == "bf16":
@@ -432,7 +436,7 @@ class Evaluator:
             return np.zeros(0, np.float32), np.zeros(0, np.float32), np.zeros((0, n * n), np.float32)
         with self._run_lock, torch.inference_mode(), self._autocast():
             _, v, score, own, _ = self.model.forward_heads(self._input(boards))
-            return (torch.sigmoid(v if v.dtype == torch.float64 else v.float()).float().cpu().numpy().astype(np.float32),
+            return (self._probability(v),
                     score.float().cpu().numpy().astype(np.float32),
                     own.float().reshape(B, n * n).cpu().numpy().astype(np.float32))
 

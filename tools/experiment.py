@@ -144,13 +144,14 @@ def load(path):
             exp["variant"].append(_as_dict(config_mod.build_table(Variant, table)))
         except config_mod.ConfigError as e:
             raise ExperimentError(f"{path}: variant {i + 1} ('{table.get('series', '?')}'): {e}") from None
-    if "engine" in exp and not os.path.isfile(engine_path(exp["engine"])):
+    base = engine_path(exp.get("engine"))
+    if base is not None and not os.path.isfile(base):
         raise ExperimentError(f"{path}: engine: no config file {exp['engine']!r}")
     # validate every config up front, naming the bad key
     for v in exp["variant"]:
         try:
-            config_mod.load(engine_path(exp.get("engine")), exp["common"] + v.get("sets", []))
-            config_mod.load(engine_path(exp.get("engine")), exp["common"] + v.get("baseline", exp["baseline"]))
+            config_mod.load(base, exp["common"] + v.get("sets", []))
+            config_mod.load(base, exp["common"] + v.get("baseline", exp["baseline"]))
         except config_mod.ConfigError as e:
             raise ExperimentError(f"{path}: variant '{v['series']}': {e}") from None
     return exp
