@@ -172,8 +172,11 @@ class MemoryCfg:
     tau: float = _f(0.1, 1e-9, 1e3, doc="softmax temperature (paper: 0.1)")
     eta: float = _f(2.0, 0.0, 1e3, doc="decay of V_M backup, equation (9)")
     lambda_c: float = _f(100.0, 0.0, 1e9, doc="the constant c of the lambda_s schedule")
-    lambda_schedule: str = _f("capped", choices=("nm", "capped"),
-                              doc="lambda_s: nm = N_M / (N_M + N + c) (the paper); capped = min(N_M, c) / (min(N_M, c) + N)")
+    lambda_schedule: str = _f("capped", choices=("capped", "share"),
+                              doc="lambda_s (the paper gives no formula, only a weight that decays for no bias "
+                                  "asymptotically): capped = min(N_M, c) / (min(N_M, c) + N), at most c / (c + N), "
+                                  "decays to 0; share = N_M / (N_M + N + c), the memory's share of the counts, "
+                                  "which does not decay (N_M grows with the subtree)")
     D: int = _f(4096, 16, 1 << 20, doc="feature hashing dimension")
     hash_tables: int = _f(8, 1, 64, doc="SimHash tables")
     hash_bits: int = _f(16, 1, 32, doc="bits per SimHash code")

@@ -31,7 +31,10 @@ class NetAsk:
 
     def __init__(self, search):
         self.s = search
-        self.mem_keys = {}       # node -> (memory key, move, parent) for M-MCTS updates
+        self.mem_keys = {}       # node -> its memory key, for M-MCTS updates
+        self.key_nodes = {}      # memory key -> {node: (move, parent, N, W)} of its nodes in this tree
+        self.key_base = {}       # memory key -> (N, N*V) it held from elsewhere (merge_entry)
+        self.deferred = []       # memory steps held until the batch backs up (evaluate)
         self.nets_asked = 0
         self.mem_asked = 0
 
@@ -43,6 +46,9 @@ class NetAsk:
     def forget_nodes(self):
         """A new root: no memory entry points into the tree any more."""
         self.mem_keys = {}
+        self.key_nodes = {}
+        self.key_base = {}
+        self.deferred = []
 
     # the search's parts it reads (the search may replace them between moves)
     @property
@@ -88,7 +94,12 @@ class NetAsk:
         return self.evaluator is not None and (
             self.nets_asked < self.cfg.prior.dcnn_nodes or self.want_memory())
 
-    def evaluate(self, nodes, boards):
+    def evaluate(self, nodes, boards, defer_memory=False):
+        """The uct tree's net rows for new leaves: the priors at once; the
+        features to the memory at once, or, with ``defer_memory`` (the
+        leaves of a batch still under virtual loss), held until
+        :meth:`memory_flush` after the batch has backed up, so that no entry
+        is written or read with a virtual loss in it."""
         want = self.want_memory()
         priors, feats = self.evaluator.evaluate(boards, want_features=want)
         for i, (node, b) in enumerate(zip(nodes, boards)):
@@ -96,8 +107,19 @@ class NetAsk:
                 if self.tree.set_priors(node, priors[i]):
                     self.nets_asked += 1
             if want and feats is not None:
-                self.memory_step(node, b, feats[i])
+                if defer_memory:
+                    self.deferred.append((node, b, feats[i]))
+                else:
+                    self.memory_step(node, b, feats[i])
                 self.mem_asked += 1
+
+    def memory_flush(self):
+        """The memory steps :meth:`evaluate` held back, in the batch's order,
+        now that the batch has backed up (each new leaf holds its real
+        simulations)."""
+        held, self.deferred = self.deferred, []
+        for node, board, zeta in held:
+            self.memory_step(node, board, zeta)
 
     def answer(self, reqs):
         """The rave tree's net requests [(node, move, parent, board)]: one
@@ -167,19 +189,26 @@ class NetAsk:
             tree.add_value(node, min(1.0, max(0.0, bv)), self.value_visits(nb), bl)
 
     def memory_step(self, node, board, zeta):
-        """M-MCTS: add the new node's state, query V_M, back it up (eq. 9)."""
+        """M-MCTS: add the new node's state, query V_M, back it up (eq. 9).
+        The state's own entry counts like any other: the paper's addressing
+        tends to a transposition table as tau -> 0, and an entry left by an
+        earlier search or another node of the same position is knowledge."""
         mem = self.memory
         phi = mem.phi(zeta)
+        key = board.hash
         st = self.tree.node(node)
-        self.mem_keys[node] = (board.hash, st["move"], st["parent"])
-        # the node's value for the player who moved into it, from its real
-        # simulations only: the prior's virtual visits (the net's, the prior
-        # knowledge's) are the same guess the net makes everywhere, and
-        # spread through the memory they outweighed what the search found
-        n, w = st["N"], st["W"]
-        v = w / n if n > 0 else 0.5
-        mem.add_phi(board.hash, phi, v, n)
-        VM, NM, _ = mem.query(phi, exclude_key=board.hash)
+        if key not in self.key_nodes:
+            # what the entry holds from before this tree (an earlier search,
+            # a node since recycled) stays in it: re-adding merges
+            old = mem.value_of(key)
+            self.key_base[key] = (old[1], old[0] * old[1]) if old is not None else (0.0, 0.0)
+            self.key_nodes[key] = {}
+        self.key_nodes[key][node] = (st["move"], st["parent"], 0.0, 0.0)
+        self.mem_keys[node] = key
+        n, w = self._merged(key)
+        if not mem.update(key, w / n if n > 0 else 0.5, n):
+            mem.add_phi(key, phi, w / n if n > 0 else 0.5, n)
+        VM, NM, _ = mem.query(phi)
         if NM > 0 and self.cfg.memory.confidence:
             # Deviation (memory.confidence): equation (8) normalises the
             # weights, so a state whose closest entry is far away still gets
@@ -192,18 +221,38 @@ class NetAsk:
         if NM > 0:
             self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
 
+    def _merged(self, key):
+        """(N, N*V) of the entry ``key``: what it held from before this tree
+        plus the real statistics of each of its nodes in the tree.  A node
+        counts its own simulations only: the prior's virtual visits (the
+        net's, the prior knowledge's) are the same guess the net makes
+        everywhere, and spread through the memory they outweighed what the
+        search found.  A node since recycled leaves its last statistics in
+        the base."""
+        bn, bw = self.key_base[key]
+        nodes = self.key_nodes[key]
+        for node, (move, parent, ln, lw) in list(nodes.items()):
+            st = self.tree.node(node)
+            if (st["move"], st["parent"]) != (move, parent):
+                del nodes[node]                  # recycled: its last statistics stay
+                if self.mem_keys.get(node) == key:
+                    del self.mem_keys[node]
+                bn, bw = bn + ln, bw + lw
+                self.key_base[key] = (bn, bw)
+                continue
+            n, w = float(st["N"]), float(st["W"])
+            nodes[node] = (move, parent, n, w)
+        return bn + sum(x[2] for x in nodes.values()), bw + sum(x[3] for x in nodes.values())
+
     def memory_refresh(self, node):
-        """The paper's update(s) for the memory entry of ``node``: set it to
-        the node's N and V; forget the entry if the node was recycled."""
-        ent = self.mem_keys.get(node)
-        if ent is None:
+        """The paper's update(s) for the memory entry of ``node``: the
+        entry's merged statistics (:meth:`_merged`) after a backup."""
+        key = self.mem_keys.get(node)
+        if key is None:
             return
-        st = self.tree.node(node)
-        n, w = st["N"], st["W"]               # real statistics (see memory_step)
-        if (st["move"], st["parent"]) != ent[1:]:
-            del self.mem_keys[node]              # the node was recycled
-        elif n > 0:
-            self.memory.update(ent[0], w / n, n)
+        n, w = self._merged(key)
+        if n > 0:
+            self.memory.update(key, w / n, n)
 
     def memory_sync(self):
         """Bring every memory entry of a node still in the tree up to the

@@ -194,12 +194,15 @@ cdef inline const uint8_t* deep_mask(NodePool t, int node, int col) noexcept nog
 
 cdef inline double memory_blend(NodePool t, int c, double q, double n) noexcept nogil:
     """M-MCTS: (1 - lambda_s) V + lambda_s V_M when the memory is on.  The
-    paper leaves the schedule open.  "nm": lambda_s = N_M / (N_M + N + c).
-    N_M of an inner node sums the decayed N_M of every node added below it
-    (equation 9), so it grows with the subtree and lambda_s does not go to
-    0.  "capped": N_M counts for at most c visits, lambda_s = min(N_M, c) /
-    (min(N_M, c) + N), which goes to 0 as the node's own visits grow
-    (unbiased asymptotically)."""
+    paper gives no formula for lambda_s, only that it is "a decay parameter
+    to guarantee no bias asymptotically".  "capped" (the default):
+    lambda_s = min(N_M, c) / (min(N_M, c) + N), the memory's estimate worth
+    at most c of the node's own visits, as the Gelly-Silver prior is worth
+    N0: lambda_s <= c / (c + N), which goes to 0 as the node's own visits
+    grow.  "share": lambda_s = N_M / (N_M + N + c), the memory's share of
+    all counts; N_M of an inner node sums the decayed N_M of every node
+    added below it (equation 9), so it grows with the subtree and lambda_s
+    stays near 1/2 or above at any budget: it does not decay."""
     cdef double nm, lam
     if not (t.use_memory and t.NM[c] > 0):
         return q

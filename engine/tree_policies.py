@@ -160,16 +160,19 @@ class UctPolicy(TreePolicy):
 
         def batch(k):
             # while it wants priors or memory: descend under virtual loss,
-            # evaluate the new leaves in one batch, then roll out and back up
+            # evaluate the new leaves in one batch, then roll out and back up;
+            # the memory steps wait until the batch has backed up, so that no
+            # entry is written or read with a virtual loss in it
             if not ask.want_net():
                 return tree.simulate(k)
             leaves = tree.begin_batch(min(batch_size, k))
             nodes = [n for n in leaves if n >= 0]
             if nodes:
                 boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
-                ask.evaluate(nodes, boards)
+                ask.evaluate(nodes, boards, defer_memory=True)
             paths = [tree.pending_path(i) for i in range(len(leaves))] if search.memory else None
             tree.finish_batch()
+            ask.memory_flush()
             if paths:
                 ask.memory_update(paths)
             return len(leaves)

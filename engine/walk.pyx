@@ -13,7 +13,7 @@ from board_ext.board cimport board_t, Board, board_copy, MAXNN, rng_t, rng_next
 from board_ext.playout cimport get_policy, run_playout, MoggyRates, POLICY_MOGGY
 from board_ext.bhrf cimport Forest, bhrf_move, bhrf_update
 from engine.pool cimport (NodePool, MAXDEPTH, MAXSEQ, FULL_STOP, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NO_LEAD,
-                          p_code, reward_for)
+                          p_code, reward_for, memory_blend)
 from engine.atomics cimport (atomic_add_f, atomic_add_d, atomic_fetch_add_i, atomic_fetch_add_l,
                              atomic_load_acq_i32, atomic_store_rel_i32, atomic_fetch_or_u8, atomic_fetch_and_u8)
 from engine.tree_policy cimport tree_policy_t
@@ -123,8 +123,8 @@ cdef class Tree(NodePool):
         if use_memory is not None: self.use_memory = use_memory
         if lambda_c is not None: self.lambda_c = lambda_c
         if lambda_schedule is not None:
-            if lambda_schedule not in ("nm", "capped"):
-                raise ValueError(f"unknown lambda schedule {lambda_schedule!r}")
+            if lambda_schedule not in ("share", "capped"):
+                raise ValueError(f"memory.lambda_schedule: unknown schedule {lambda_schedule!r} (share or capped)")
             self.lambda_capped = lambda_schedule == "capped"
         if seed is not None:
             self.rng.s = (<uint64_t>seed) * <uint64_t>0x9E3779B97F4A7C15 + 12345
@@ -445,6 +445,20 @@ cdef class Tree(NodePool):
                 leaves.append(self.pend_path[i * MAXDEPTH + depth - 1] if depth > 1 else -1)
             self.n_pend = i + 1
         return leaves
+
+    @property
+    def batch_pending(self):
+        """The descents of the batch begun and not yet finished (their
+        nodes carry the virtual loss)."""
+        return self.n_pend
+
+    def memory_lambda(self, int node):
+        """lambda_s of ``node``: the weight of its V_M in the value in-tree
+        selection reads (0 without a memory estimate), with the uct tree's
+        count N + N0."""
+        cdef double n = self.N[node] + self.N0[node]
+        # the blend is affine in the mean: (1 - lambda_s) q + lambda_s V_M
+        return 1.0 - (memory_blend(self, node, 1.0, n) - memory_blend(self, node, 0.0, n))
 
     def pending_board(self, int i):
         """The leaf position of pending descent i, as a Board (no history)."""

@@ -258,6 +258,35 @@ def test_a_trial_run_writes_only_to_its_out_folder(tmp_path, monkeypatch):
     assert (repo / "records" / "games" / "trial" / "s-1.jsonl.gz").exists()
 
 
+def test_publishing_fewer_games_than_the_page_is_refused(tmp_path, monkeypatch):
+    """A published page is not overwritten by a run with fewer games for a
+    variant than it reports (two pages of record were lost that way), unless
+    --overwrite says so; the page, the tallies and the archive are kept."""
+    repo = tmp_path / "repo"
+    monkeypatch.setattr(experiment, "HERE", str(repo))
+    f = tmp_path / "trial.toml"
+    f.write_text('name = "trial"\nsize = 5\nkomi = 0.5\ngames = 1\nworkers = 1\n'
+                 'common = ["search.seconds=0", "search.threads=1", "prior.evaluator=expert", '
+                 '"pool.pool_size=20000"]\n'
+                 'baseline = ["search.playouts=20"]\n[[variant]]\nseries = "s"\nx = 1\nsets = ["search.playouts=30"]\n'
+                 '[[variant]]\nseries = "u"\nx = 1\nsets = ["search.playouts=25"]\n')
+    out = tmp_path / "runs" / "trial"
+    assert experiment.main([str(f), "--out", str(out), "--games", "1", "--only", "s", "--publish"]) is None
+    page = repo / "docs" / "results" / "trial.md"
+    assert experiment.published_games(str(page)) == {"s-1": 1, "u-1": 0}
+    # the page as a longer run left it: 40 games of s, 30 of u
+    text = page.read_text().replace("| s-1 | 1 |", "| s-1 | 40 |").replace("| u-1 | 0 |", "| u-1 | 30 |")
+    page.write_text(text)
+    tallies = (repo / "records" / "results" / "trial.json").read_text()
+    assert experiment.main([str(f), "--out", str(out), "--report-only", "--publish"]) == 2
+    assert page.read_text() == text
+    assert (repo / "records" / "results" / "trial.json").read_text() == tallies
+    assert experiment.fewer_games([{"label": "s-1", "games": 1}, {"label": "u-1", "games": 30}],
+                                  experiment.published_games(str(page))) == "s-1: 1 games, the published page 40"
+    assert experiment.main([str(f), "--out", str(out), "--report-only", "--publish", "--overwrite"]) is None
+    assert experiment.published_games(str(page)) == {"s-1": 1, "u-1": 0}
+
+
 def test_engine_key_starts_both_sides_from_a_config_file(tmp_path):
     """``engine = "configs/engine.toml"`` lays an experiment's overrides over
     the shipped engine (its 19x19 net and value weight), not the built-in

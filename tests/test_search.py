@@ -10,7 +10,7 @@ from engine.search import RESIGN, Search
 
 # the paper's memory (every node, its lambda schedule, no confidence), which the
 # memory tests below check; the shipped defaults are the equal-time winner
-PAPER_MEMORY = ("memory.nodes=all", "memory.confidence=false", "memory.lambda_schedule=nm")
+PAPER_MEMORY = ("memory.nodes=all", "memory.confidence=false", "memory.lambda_schedule=share")
 PAPER_MEMORY_CFG = dict(nodes=0, confidence=False, lambda_schedule="nm")
 
 
@@ -318,15 +318,17 @@ def test_mmcts_memory_nodes_bounds_adds_and_syncs():
     # only the first 30 new nodes of the search reached the memory
     assert 25 <= len(mem) <= 30 + s.cfg.search.batch_size
     assert mem.stats()["queries"] == len(mem)
-    # after the search every stored node's entry holds the node's final real
-    # N and V (its own simulations, never the prior's virtual visits)
+    # after the search every stored position's entry holds its nodes' final
+    # real N and V (their own simulations, never the prior's virtual visits),
+    # summed over the nodes of that position (a transposition merges)
     with_prior = 0
-    for node, (key, _, _) in s.ask.mem_keys.items():
-        st = s.tree.node(node)
+    for key, nodes in s.ask.key_nodes.items():
+        sts = [s.tree.node(n) for n in nodes]
         V, N = mem.value_of(key)
-        with_prior += st["N0"] > 0
-        if st["N"] > 0:
-            assert N == st["N"] and abs(V - st["W"] / st["N"]) < 1e-6
+        with_prior += sum(st["N0"] > 0 for st in sts)
+        n, w = sum(st["N"] for st in sts), sum(st["W"] for st in sts)
+        if n > 0:
+            assert N == n and abs(V - w / n) < 1e-6
         else:
             assert N == 0 and V == 0.5
     assert with_prior > 0         # the priors were there to be left out
@@ -355,18 +357,23 @@ def test_mmcts_confidence_scales_nm_by_closest_match():
     assert got[False] > 0 and got[True] < got[False]
 
 
-@pytest.mark.parametrize("schedule", ["nm", "capped"])
-def test_mmcts_lambda_schedule(schedule):
-    """(1 - lambda_s) V + lambda_s V_M with the configured schedule, read
-    back from the value in-tree selection uses."""
+def _memory_search(*sets, playouts=300, batch=None):
     import dataclasses
     from engine.config import MemoryCfg
     from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
-    s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=50",
-                   "search.early_stop=false", "memory.lambda_c=20",
-                   f"memory.lambda_schedule={schedule}"), evaluator=ev, memory=mem)
+    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=5000, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    extra = [f"search.batch_size={batch}"] if batch else []
+    s = Search(cfg("search.tree=uct", f"search.playouts={playouts}", "memory.enabled=true", *PAPER_MEMORY,
+                   "prior.dcnn_nodes=50", "search.early_stop=false", *extra, *sets), evaluator=ev, memory=mem)
+    return s, mem, ev
+
+
+@pytest.mark.parametrize("schedule", ["share", "capped"])
+def test_mmcts_lambda_schedule(schedule):
+    """(1 - lambda_s) V + lambda_s V_M with the configured schedule, read
+    back from the value in-tree selection uses."""
+    s, mem, _ = _memory_search("memory.lambda_c=20", f"memory.lambda_schedule={schedule}")
     s.set_position(Board(9), 7.0)
     s.run()
     checked = 0
@@ -375,16 +382,94 @@ def test_mmcts_lambda_schedule(schedule):
         if st["N"] <= 0 or st["NM"] <= 0:
             continue
         n, nm = st["N"] + st["N0"], st["NM"]
-        if schedule == "nm":
+        if schedule == "share":
             lam = nm / (nm + n + 20.0)
         else:
             lam = min(nm, 20.0) / (min(nm, 20.0) + n)
         want = (1 - lam) * (st["W"] + st["W0"]) / n + lam * st["VM"]
         assert s.tree.value(c) == pytest.approx(want, abs=1e-9)
+        assert s.tree.memory_lambda(c) == pytest.approx(lam, abs=1e-9)
         checked += 1
     assert checked > 3
     with pytest.raises(Exception, match="memory.lambda_schedule"):
         cfg("memory.lambda_schedule=linear")
+    with pytest.raises(Exception, match="memory.lambda_schedule"):
+        cfg("memory.lambda_schedule=nm")      # renamed: share
+
+
+def test_mmcts_capped_lambda_decays_with_the_nodes_own_visits():
+    """The paper's lambda_s is "a decay parameter to guarantee no bias
+    asymptotically": under the shipped schedule (capped) the memory's
+    weight at a node is at most c / (c + N), so the busiest root child's
+    falls tenfold from 300 simulations to 3,000; under share it stays near
+    1/2 (N_M grows with the subtree).  No prior visits here (cnn_strength
+    0), so that N counts the search alone."""
+    lam = {}
+    for schedule in ("capped", "share"):
+        for playouts in (300, 3000):
+            s, _, _ = _memory_search("memory.lambda_c=20", f"memory.lambda_schedule={schedule}",
+                                     "uct.cnn_strength=0", playouts=playouts)
+            s.set_position(Board(9), 7.0)
+            s.run()
+            kids = [c[-1] for c in s.tree.children()]
+            best = max(kids, key=lambda c: s.tree.node(c)["N"])
+            st = s.tree.node(best)
+            assert st["NM"] > 0
+            lam[schedule, playouts] = s.tree.memory_lambda(best)
+            if schedule == "capped":
+                for c in kids:
+                    t = s.tree.node(c)
+                    assert s.tree.memory_lambda(c) <= 20.0 / (20.0 + t["N"] + t["N0"]) + 1e-12
+    assert lam["capped", 3000] < lam["capped", 300] / 10 and lam["capped", 3000] < 0.05
+    assert lam["share", 300] > 0.4 and lam["share", 3000] >= lam["share", 300]
+
+
+def test_mmcts_no_memory_entry_written_or_read_under_virtual_loss():
+    """The uct tree evaluates its new leaves in batches under virtual loss;
+    the memory's add, query and update run only once the batch has backed
+    up, so a new leaf enters with its real statistics (here: its one
+    rollout), never the virtual loss's V = 0, N = 1."""
+    s, mem, _ = _memory_search(batch=8)
+    seen = []
+    for name in ("add_phi", "update", "query"):
+        orig = getattr(mem, name)
+
+        def spy(*a, _orig=orig, _name=name, **k):
+            seen.append((_name, s.tree.batch_pending))
+            return _orig(*a, **k)
+        setattr(mem, name, spy)
+    adds = []
+    orig_step = s.ask.memory_step
+
+    def step(node, board, zeta):
+        orig_step(node, board, zeta)
+        adds.append((node, s.tree.node(node)["N"], mem.value_of(board.hash)))
+    s.ask.memory_step = step
+    s.set_position(Board(9), 7.0)
+    s.run()
+    assert len(seen) > 300 and {p for _, p in seen} == {0}
+    new_leaves = [(n, N, e) for n, N, e in adds if n != s.tree.root_id]
+    assert len(new_leaves) > 100
+    # the leaf's own rollout is in its entry: wins as well as losses
+    assert all(N >= 1 for _, N, _ in new_leaves)
+    assert 0.2 < sum(e[0] for *_, e in new_leaves) / len(new_leaves) < 0.8
+
+
+def test_mmcts_exact_position_counts_and_readding_merges():
+    """The state's own entry counts in its query (as tau -> 0 the memory is
+    a transposition table), and adding a stored state again merges its
+    statistics with the new node's instead of wiping them."""
+    s, mem, ev = _memory_search()
+    b = Board(9)
+    s.set_position(b, 7.0)
+    _, feats = ev.evaluate([b], want_features=True)
+    mem.add(b.hash, feats[0], 0.9, 1000)      # an earlier search's root, say
+    root = s.tree.root_id
+    s.ask.memory_step(root, b, feats[0])
+    V, N = mem.value_of(b.hash)
+    assert N == 1000 and V == pytest.approx(0.9)     # merged with the new root's 0 visits
+    st = s.tree.node(root)
+    assert st["NM"] == pytest.approx(1000, rel=1e-6) and st["VM"] == pytest.approx(0.9, abs=1e-6)
 
 
 def test_root_respects_positional_superko():

@@ -463,6 +463,35 @@ def kept_notes(path_md):
     return text[i + 1:].rstrip("\n") if i >= 0 else ""
 
 
+def published_games(path_md):
+    """{variant label: games} of the report at ``path_md`` ({} when there
+    is none): what a new report of the experiment must not fall below."""
+    try:
+        with open(path_md, encoding="utf-8") as fh:
+            lines = fh.read().splitlines()
+    except FileNotFoundError:
+        return {}
+    out, head = {}, None
+    for line in lines:
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| variant |"):
+            head = cells
+        elif head and line.startswith("| ") and len(cells) == len(head):
+            row = dict(zip(head, cells))
+            if row.get("games", "").isdigit():
+                out[row["variant"]] = int(row["games"])
+        elif not line.startswith("|"):
+            head = None
+    return out
+
+
+def fewer_games(rows, published):
+    """The rows of a new report that hold fewer games than the published
+    report gives the same variant, as text ('' when none)."""
+    return "; ".join(f"{r['label']}: {r['games']} games, the published page {published[r['label']]}"
+                     for r in rows if r["games"] < published.get(r["label"], 0))
+
+
 def report(exp, rows, path_md, path_png, argv):
     """Write the report (markdown table, variants, the net's hash) and its
     plot; the report's ``## Notes`` section, written by hand, is kept."""
@@ -557,6 +586,8 @@ def main(argv=None):
     ap.add_argument("--publish", action="store_true",
                     help="publish the row: docs/results/<name>.md/.png, records/results/, records/games/ "
                          "(default: the report goes to the out folder only)")
+    ap.add_argument("--overwrite", action="store_true",
+                    help="publish even where a variant has fewer games than the published page reports")
     add_arguments(ap)
     args = ap.parse_args(argv)
     ray = ray_target(ap, args, args.workers)
@@ -577,6 +608,12 @@ def main(argv=None):
     else:
         os.makedirs(out_root, exist_ok=True)
     rows = collect(exp, out_root, load_tallies(exp))      # the published tallies keep the rows not rerun
+    if args.publish and not args.overwrite:
+        fewer = fewer_games(rows, published_games(result_path(exp, "md")))
+        if fewer:
+            print(f"experiment: not published, fewer games than {os.path.relpath(result_path(exp, 'md'), HERE)} "
+                  f"reports ({fewer}); --overwrite to replace it", file=sys.stderr)
+            return 2
     save_tallies(exp, rows, where)
     report(exp, rows, result_path(exp, "md", where), result_path(exp, "png", where),
            [os.path.relpath(args.config, HERE) if os.path.isabs(args.config) else args.config])

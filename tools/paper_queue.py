@@ -1,0 +1,132 @@
+"""The papers' long runs, one after another, resumable: what a session
+starts first and leaves running in the background.
+
+    python -m tools.paper_queue [--queue configs/paper/queue.txt] [--workers W]
+    python -m tools.paper_queue --archive      # publish what every entry has played so far
+    python -m tools.paper_queue --status       # games played / wanted, entry by entry
+
+The queue file lists one run a line, in priority order: a config file
+under configs/paper/ and the ``tools.experiment`` options of that run
+(``--only``, ``--x``, ``--games``), or ``match`` and the options of a
+``tools.match`` run (an equal clock between two engines; its ``--out``
+folder resumes it); ``#`` starts a comment.  Each entry runs
+``python -m tools.experiment CONFIG OPTIONS --workers W`` until its games are
+all played, then the next.  Every game is written atomically as it ends
+(tools.experiment), so a queue stopped anywhere, by a session's end or a
+killed process, starts again where it stopped: the games already played
+are kept, an unfinished one is played again from its start and counted
+once.  ``--archive`` publishes each entry's games (``--report-only
+--publish``: records/games/<name>/, records/results/<name>.json and the
+report), so that a fresh checkout resumes them too; tools.experiment
+refuses to write a report over a published one with more games.
+
+On a machine with more cores, ``--workers N`` (or an entry's own
+``--ray``) runs N games at once.
+"""
+import argparse
+import os
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+QUEUE = os.path.join("configs", "paper", "queue.txt")
+
+
+def entries(path):
+    """[(config, [options])] from the queue file, in its order."""
+    out = []
+    with open(path, encoding="utf-8") as fh:
+        for n, line in enumerate(fh, 1):
+            words = shlex.split(line, comments=True)
+            if not words:
+                continue
+            if words[0] != "match" and not os.path.exists(os.path.join(HERE, words[0])):
+                raise SystemExit(f"{path}:{n}: no experiment file {words[0]}")
+            out.append((words[0], words[1:]))
+    return out
+
+
+def pending(config, opts):
+    """(games still to play, games wanted) of one entry."""
+    if config == "match":
+        return _match_pending(opts)
+    from tools import experiment
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int)
+    ap.add_argument("--only", nargs="+")
+    ap.add_argument("--x", type=float, nargs="+", dest="xs")
+    a, _ = ap.parse_known_args(opts)
+    exp = experiment.load(os.path.join(HERE, config))
+    out_root = os.path.join(HERE, "runs", "paper", exp["name"])
+    experiment.restore(exp, out_root)
+    todo = len(experiment.pending_jobs(exp, out_root, a.games, a.only, a.xs))
+    return todo, len(_wanted(exp, a))
+
+
+def _match_pending(opts):
+    import json
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int, default=10)
+    ap.add_argument("--out")
+    a, _ = ap.parse_known_args(opts)
+    try:
+        with open(os.path.join(HERE, a.out, "results.json")) as fh:
+            done = len(json.load(fh).get("games", []))
+    except (FileNotFoundError, ValueError, TypeError):
+        done = 0
+    return max(0, a.games - done), a.games
+
+
+def _wanted(exp, a):
+    out = []
+    for v in exp["variant"]:
+        if a.only and v["series"] not in a.only:
+            continue
+        if a.xs and float(v["x"]) not in a.xs:
+            continue
+        n = a.games or v.get("games", exp["games"])
+        out.extend(range(v.get("first_game", 1) - 1, n))
+    return out
+
+
+def experiment_cmd(config, opts, extra):
+    return [sys.executable, "-m", "tools.experiment", config, *opts, *extra]
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="python -m tools.paper_queue", description=__doc__.split("\n")[0])
+    ap.add_argument("--queue", default=QUEUE)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--archive", action="store_true", help="publish every entry's games so far")
+    ap.add_argument("--status", action="store_true", help="games played and wanted, entry by entry")
+    args = ap.parse_args(argv)
+    todo = entries(os.path.join(HERE, args.queue))
+    if args.status:
+        for config, opts in todo:
+            left, full = pending(config, opts)
+            print(f"{config} {' '.join(opts)}: {full - left}/{full} games")
+        return 0
+    for config, opts in todo:
+        if config == "match":
+            if args.archive or pending(config, opts)[0] == 0:
+                continue            # its --out folder is its record (tools.match)
+            cmd = [sys.executable, "-m", "tools.match", *opts, "--workers", str(args.workers)]
+        elif args.archive:
+            keep = [o for i, o in enumerate(opts) if o != "--games" and (i == 0 or opts[i - 1] != "--games")]
+            cmd = experiment_cmd(config, keep, ["--report-only", "--publish"])
+        else:
+            if pending(config, opts)[0] == 0:
+                continue
+            cmd = experiment_cmd(config, opts, ["--workers", str(args.workers)])
+        print("paper_queue:", " ".join(shlex.quote(c) for c in cmd[1:]), file=sys.stderr, flush=True)
+        rc = subprocess.call(cmd, cwd=HERE)
+        if rc != 0:
+            print(f"paper_queue: {config} ended with {rc}", file=sys.stderr, flush=True)
+            if rc in (-2, 130):
+                return rc
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
