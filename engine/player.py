@@ -506,10 +506,13 @@ class Player(PlayerOptions):
         self.closed.set()
         self.interrupt.set()
 
-    def _arm_interrupt(self):
-        """Before a search: forget an interrupt meant for an earlier one,
+    def arm_interrupt(self):
+        """Before a command: forget an interrupt meant for an earlier one,
         unless the session is closed (set before the interrupt in close(),
-        so a close racing this is never lost)."""
+        so a close racing this is never lost).  Whoever takes the commands
+        calls it as it takes one (engine.gtp.server), before anything of the
+        command runs, so an interrupt that arrives while the search is being
+        built is kept; a search never clears it."""
         self.interrupt.clear()
         if self.closed.is_set():
             self.interrupt.set()
@@ -560,7 +563,6 @@ class Player(PlayerOptions):
                 playouts, secs = self.cfg.search.playouts, self.think_seconds(color)
                 if self.tc.limited:
                     extend_to = self.tc.extension_for(secs)
-            self._arm_interrupt()
             cb = None
             if on_info is not None:
                 def cb(srch):
@@ -678,7 +680,6 @@ class Player(PlayerOptions):
         s.set_position(board, self.score_komi)
         rows = s.analysis()
         if not rows or sum(r.get("visits", 0) for r in rows) == 0:
-            self._arm_interrupt()
             s.run(playouts=self.cfg.search.playouts, seconds=self.think_seconds(board.to_move),
                   stop_event=self.interrupt)
             rows = s.analysis()

@@ -74,3 +74,27 @@ def passing_search(rows=()):
             return {}
     return PassingSearch
 
+
+
+def cpu_seconds(pid):
+    """User and system CPU time of process ``pid`` so far (0 when it is
+    gone): how a test sees a search running without waiting a fixed time."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_until(pred, deadline, interval=0.05):
+    """Poll ``pred`` until it holds or ``deadline`` seconds pass: the
+    seconds it took, or None.  Deadlines are generous (tens of seconds);
+    what a test reports is the time it took, not the deadline."""
+    import time
+    t0 = time.time()
+    while time.time() - t0 < deadline:
+        if pred():
+            return time.time() - t0
+        time.sleep(interval)
+    return None

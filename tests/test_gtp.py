@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from engine.config import load
 from engine.gtp.server import GtpServer, preprocess
 from engine.scoring import area_score, fmt_score
-from tests.conftest import PY, ROOT, SMALL, passing_search
+from tests.conftest import PY, ROOT, SMALL, cpu_seconds, passing_search, wait_until
 
 REPLY_RE = re.compile(r"^([=?])(\d*)(?:[ \n](.*))?$", re.S)
 
@@ -574,14 +574,42 @@ def test_lz_analyze_streams_until_next_line():
         assert out[0] == "=" and re.fullmatch(r"play ([A-HJ]\d|pass|resign)", out[-1])
         pr.send("go-param search.playouts 100000000")
         assert pr.reply() == ["="]
-        pr.send("3 genmove w")
-        time.sleep(0.5)
-        pr.send("# interrupt")                     # GoGui's interrupt
-        out = pr.reply(timeout=60)                 # 10^8 playouts would take hours
+        pr.send("go-param search.seconds 0")
+        assert pr.reply() == ["="]
+        pr.send("3 genmove w\n# interrupt")       # GoGui's interrupt, on the command's heels
+        out = pr.reply(timeout=120)                # 10^8 playouts would take hours
         assert out[0].startswith("=3 ")
     finally:
         pr.close()
     assert pr.p.returncode == 0
+
+
+def _serve_lines(text, *sets):
+    import io
+    srv = make_engine(*sets)
+    srv.serve(io.StringIO(text), out=io.StringIO())
+    return srv
+
+
+def _root_visits(srv):
+    return sum(r["visits"] for r in srv.player.last_analysis())
+
+
+def test_an_interrupt_read_before_the_search_is_built_stops_it():
+    """GoGui's '# interrupt' right behind its genmove: the reader takes it
+    before the command has built its search, and the search still stops
+    at once (it was cleared by the genmove it was meant for)."""
+    srv = _serve_lines("boardsize 9\ngenmove b\n# interrupt\nquit\n",
+                       "search.seconds=0", "search.playouts=1000000", "search.early_stop=false")
+    assert _root_visits(srv) < 1000000
+
+
+def test_an_interrupt_for_an_earlier_command_is_forgotten():
+    """An interrupt that came before a command was read was meant for an
+    earlier one: the next genmove searches its whole budget."""
+    srv = _serve_lines("# interrupt\ngenmove b\nquit\n",
+                       "search.seconds=0", "search.playouts=400", "search.early_stop=false")
+    assert _root_visits(srv) >= 390
 
 
 @pytest.mark.slow
@@ -591,11 +619,14 @@ def test_pondering_searches_between_commands():
         for line in ("boardsize 9", "go-ponder on", "genmove b"):
             pr.send(line)
             assert pr.reply()[0].startswith("=")
-        time.sleep(1.0)
-        pr.send("go-memory_report")
-        rep = "\n".join(pr.reply())
-        m = re.search(r"pool used (\d+)", rep)
-        assert m and int(m.group(1)) > 21, rep       # more nodes than the 20-playout genmove made
+        # more nodes than the 20-playout genmove made: pondering has run
+        # between the commands (each report ends it, the next wait resumes it)
+        def used():
+            pr.send("go-memory_report")
+            m = re.search(r"pool used (\d+)", "\n".join(pr.reply()))
+            assert m
+            return int(m.group(1))
+        assert wait_until(lambda: used() > 21, 60, interval=0.5) is not None
     finally:
         pr.close()
 
@@ -834,9 +865,14 @@ def test_ctrl_c_ends_gtp_main_with_one_line():
     import signal
     p = _gtp_main()
     try:
-        p.stdin.write("boardsize 9\n1 genmove b\n")
+        p.stdin.write("boardsize 9\n")
         p.stdin.flush()
-        time.sleep(3)                          # the 10^8-playout search is running
+        assert p.stdout.readline().strip() == "=" and p.stdout.readline().strip() == ""   # serving
+        base = cpu_seconds(p.pid)
+        p.stdin.write("1 genmove b\n")
+        p.stdin.flush()
+        # the 10^8-playout search is running once it has used CPU time of its own
+        assert wait_until(lambda: cpu_seconds(p.pid) >= base + 0.5, 120) is not None
         p.send_signal(signal.SIGINT)
         _out, err = p.communicate(timeout=60)
     finally:

@@ -51,6 +51,7 @@ def test_katrain_analyses_finds_alternatives_ponders_and_plays(katrain_python, t
         assert a["format_score"][:2] in ("B+", "W+")
         alt = got[f"alternatives_{size}"]
         assert alt["done"] and alt["new"] and not set(alt["new"]) & set(alt["before"])
+    assert got["ponder"]["started"] and got["ponder"]["ended"]   # each waited for under a 120 s deadline
     ponder = got["ponder"]["results"]
     during = [v for partial, v in ponder if partial]
     assert len(during) >= 3 and ponder[-1][0] is False    # partial results while it searched, then the final

@@ -588,11 +588,23 @@ def test_a_seed_replays_the_search_with_the_net():
 
 @pytest.mark.parametrize("unclear,why", [(True, "extended"), (False, "time")])
 def test_an_unclear_move_thinks_on_to_its_extension(monkeypatch, unclear, why):
+    """The clock is the search's own reading of time, here one that moves
+    10 ms a reading whatever the machine does: a stall cannot jump past
+    the extension."""
+    import types
+    from engine import search as search_mod
+    now = [0.0]
+
+    def perf_counter():
+        now[0] += 0.01
+        return now[0]
+    monkeypatch.setattr(search_mod, "time", types.SimpleNamespace(perf_counter=perf_counter, time=lambda: 1.0))
     s = Search(cfg("search.playouts=100000000", "search.early_stop=false"))
     monkeypatch.setattr(Search, "_unclear", lambda self: unclear)
     s.set_position(Board(9), 7.0)
     r = s.run(playouts=None, seconds=0.05, extend_to=0.15)
     assert r.stopped_by == why
+    assert (0.15 if unclear else 0.05) <= r.seconds <= (0.15 if unclear else 0.05) + 0.03
 
 
 def test_unclear_reads_the_two_most_visited_and_the_best_valued():

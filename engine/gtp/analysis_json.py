@@ -395,7 +395,7 @@ class AnalysisServer:
                 self._error(f"internal error: {type(e).__name__}: {e}", q["id"])
             finally:
                 self._current = self._current_turn = None
-                self.player.interrupt.clear()
+                self.player.arm_interrupt()          # unless the session is closed
 
     def analyse(self, q, turn):
         """The response object for turn ``turn`` of query ``q``; partial

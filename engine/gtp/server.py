@@ -19,7 +19,11 @@ see docs/GTP.md for what each client sends.
 
 Threads.  A reader thread puts stdin lines on a queue (``# interrupt``
 lines set the interrupt event instead: GoGui's interrupt).  Commands run on
-the main thread one by one.  Streaming analysis (``lz-analyze``,
+the main thread one by one.  An interrupt is meant for the command read
+before it: each line is numbered as it is read, and a command is armed
+when it is taken off the queue, before anything of it runs: the event is
+cleared for it unless an interrupt arrived after it was read (then it
+stops at once, however early the interrupt came).  Streaming analysis (``lz-analyze``,
 ``analyze``) runs the search on a worker thread and ends as soon as the
 next input line arrives; that line is then processed normally.  Pondering
 uses the same mechanism between commands (the Player's :class:`Thinking`).
@@ -87,6 +91,9 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
         self.queue: queue.Queue = queue.Queue()
         self._pending = None             # a line read ahead (it ended a stream)
         self._have_pending = False
+        self._read_seq = 0               # lines the reader has queued
+        self._interrupt_seq = 0          # the last line read before the latest '# interrupt'
+        self._interrupt_lock = threading.Lock()
         self._sync = False               # respond(): streams end at once
         self.quit = False
         self.out_closed = False          # a write failed: the controller is gone
@@ -126,9 +133,12 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
         try:
             for raw in inp:
                 if raw.strip().lower() == "# interrupt":
-                    self.player.interrupt.set()
+                    with self._interrupt_lock:          # with _arm: never cleared after it was set
+                        self._interrupt_seq = self._read_seq
+                        self.player.interrupt.set()
                     continue
-                self.queue.put(raw)
+                self._read_seq += 1
+                self.queue.put((self._read_seq, raw))
         except (OSError, ValueError):
             pass
         # end of input: every command read before it is answered in full (as
@@ -138,11 +148,26 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
         self.queue.put(None)
 
     def _next_raw(self, timeout=None):
-        """The next input line (None at EOF); raises queue.Empty on timeout."""
+        """The next input line (None at EOF), armed (:meth:`_arm`); raises
+        queue.Empty on timeout."""
         if self._have_pending:
             self._have_pending = False
-            return self._pending
-        return self.queue.get(timeout=timeout) if timeout is not None else self.queue.get()
+            item = self._pending
+        else:
+            item = self.queue.get(timeout=timeout) if timeout is not None else self.queue.get()
+        if item is None:
+            return None
+        seq, raw = item
+        self._arm(seq)
+        return raw
+
+    def _arm(self, seq):
+        """The command read as line ``seq`` is about to run: an interrupt
+        that came after it was read is its own and stays set; one meant for
+        an earlier command is forgotten (Player.arm_interrupt)."""
+        with self._interrupt_lock:
+            if self._interrupt_seq < seq:
+                self.player.arm_interrupt()
 
     def _input_waiting(self):
         return self._have_pending or not self.queue.empty()
@@ -192,6 +217,7 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
         saved, buf = self.out, io.StringIO()
         self.out, self._sync = buf, True
         try:
+            self.player.arm_interrupt()
             self.handle_line(line)
         finally:
             self.out, self._sync = saved, False

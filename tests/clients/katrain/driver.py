@@ -116,10 +116,16 @@ def main(command, out_path):
         def partials():
             with lock:
                 return sum(1 for p, _ in partial if p)
-        wait(lambda: partials() >= 4, 60)
+        started = wait(lambda: partials() >= 4, 120)
         engine.stop_pondering()
-        time.sleep(0.5)
-        out["ponder"] = {"results": partial}
+
+        # the final answer comes when the engine has stopped: wait for it, not a fixed time
+        def final():
+            with lock:
+                return bool(partial) and not partial[-1][0]
+        ended = wait(final, 120)
+        with lock:
+            out["ponder"] = {"results": list(partial), "started": started, "ended": ended}
         # the AIs play
         ais = {}
         for mode in (AI_DEFAULT, AI_SIMPLE_OWNERSHIP):
