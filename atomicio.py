@@ -20,7 +20,16 @@ def atomic_write(path, text):
     """Write text (str, or bytes as they are) to path via a temporary file
     in the same folder and os.replace, so a reader never sees half a file.
     The file gets the mode open() would give it (0644 under umask 022),
-    not the temporary file's 0600."""
+    not the temporary file's 0600.
+
+    A symbolic link is written through: its target is replaced and the
+    link stays.  A path that exists and is not a regular file (a device,
+    a pipe) is written to as it is, never replaced by a file."""
+    path = os.path.realpath(path) if os.path.islink(path) else path
+    if os.path.exists(path) and not os.path.isfile(path):
+        with (open(path, "wb") if isinstance(text, bytes) else open(path, "w", encoding="utf-8")) as fh:
+            fh.write(text)
+        return
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=d)

@@ -21,6 +21,9 @@ from board_ext.board import BLACK
 
 log = logging.getLogger("gomcts.analysis")
 
+# the deepest avoid/allow a query may ask for (GTP's until-moves, JSON's
+# untilDepth): deeper than any game, and held by the pool's 32-bit depth
+MAX_UNTIL_DEPTH = 100_000
 SCORED_PER_CALL = 8     # candidates whose own score playouts may run for one info line
 
 

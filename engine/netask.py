@@ -190,25 +190,29 @@ class NetAsk:
 
     def memory_step(self, node, board, zeta):
         """M-MCTS: add the new node's state, query V_M, back it up (eq. 9).
-        The state's own entry counts like any other: the paper's addressing
-        tends to a transposition table as tau -> 0, and an entry left by an
-        earlier search or another node of the same position is knowledge."""
+        The state's own entry counts like any other, with what it held
+        before this node: what an earlier search, a transposition or a node
+        since recycled left (the paper's addressing tends to a transposition
+        table as tau -> 0).  The node's own simulations are its V and N
+        already; they enter the entry after the query (in the paper a new
+        leaf has none yet when it is added and queried), so that the
+        memory never hands a node its own statistics back; an entry that
+        holds nothing yet is left out of the query."""
         mem = self.memory
         phi = mem.phi(zeta)
         key = board.hash
         st = self.tree.node(node)
         if key not in self.key_nodes:
-            # what the entry holds from before this tree (an earlier search,
-            # a node since recycled) stays in it: re-adding merges
+            # what the entry holds from before this tree stays in it: re-adding merges
             old = mem.value_of(key)
             self.key_base[key] = (old[1], old[0] * old[1]) if old is not None else (0.0, 0.0)
             self.key_nodes[key] = {}
-        self.key_nodes[key][node] = (st["move"], st["parent"], 0.0, 0.0)
-        self.mem_keys[node] = key
-        n, w = self._merged(key)
+        n, w = self._merged(key)                 # the entry without this node
         if not mem.update(key, w / n if n > 0 else 0.5, n):
             mem.add_phi(key, phi, w / n if n > 0 else 0.5, n)
-        VM, NM, _ = mem.query(phi)
+        # an entry of no visits is no knowledge: equation 8 gives it no
+        # weight, and it must not stand as the nearest match (confidence)
+        VM, NM, _ = mem.query(phi, exclude_key=key if n <= 0 else None)
         if NM > 0 and self.cfg.memory.confidence:
             # Deviation (memory.confidence): equation (8) normalises the
             # weights, so a state whose closest entry is far away still gets
@@ -218,6 +222,9 @@ class NetAsk:
             NM *= math.exp((mem.last_max_cos - 1.0) / self.cfg.memory.tau)
             if NM < 1.0:
                 NM = 0.0
+        self.key_nodes[key][node] = (st["move"], st["parent"], 0.0, 0.0)
+        self.mem_keys[node] = key
+        self.memory_refresh(node)                # now with this node's own statistics
         if NM > 0:
             self.tree.memory_backup(node, VM, NM, self.cfg.memory.eta)
 

@@ -28,6 +28,10 @@ CORPUS = [
     ('{"id": "a", "analyzeTurns": [true], "boardXSize": 9}', "analyzeTurns"),
     ('{"id": "t", "action": "terminate", "terminateId": {"x": 1}}', "terminateId"),
     ('{"id": true, "boardXSize": 9}', "id"),
+    ('{"id": "a", "avoidMoves": [{"player": "B", "moves": ["D4"], "untilDepth": 2147483648}], "boardXSize": 9}',
+     "avoidMoves"),
+    ('{"id": "a", "allowMoves": [{"player": "W", "moves": ["D4"], "untilDepth": 100001}], "boardXSize": 9}',
+     "allowMoves"),
 ]
 
 

@@ -53,6 +53,7 @@ def fail(eng, line):
     good, _, body = parse(eng.respond(line))
     assert not good, f"{line!r} should fail, got {body!r}"
     assert body, "a failure needs a message"
+    assert "internal error" not in body, f"{line!r}: a bad input is the usual error, not {body!r}"
     assert state(eng) == before, f"state changed by failing {line!r}"
     return body
 
@@ -358,6 +359,29 @@ def test_loadsgf_printsgf(eng, tmp_path):
     fail(eng, "loadsgf")
     fail(eng, f"loadsgf {p} 0")
     fail(eng, f"printsgf {tmp_path}/no/such/dir/x.sgf")
+
+
+def test_printsgf_writes_through_a_link_and_a_pipe(eng, tmp_path):
+    """printsgf FILE where FILE is a symbolic link writes its target and
+    keeps the link; a path that is not a regular file (a named pipe here, a
+    device as root) is written to, never replaced by a file."""
+    import threading
+    target = tmp_path / "games" / "real.sgf"
+    target.parent.mkdir()
+    target.write_text("old")
+    link = tmp_path / "link.sgf"
+    link.symlink_to(target)
+    ok(eng, "play b E5")
+    ok(eng, f"printsgf {link}")
+    assert link.is_symlink() and target.read_text().startswith("(;") and "B[ee]" in target.read_text()
+    fifo = tmp_path / "pipe.sgf"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo).read()), daemon=True)
+    reader.start()
+    ok(eng, f"printsgf {fifo}")
+    reader.join(30)
+    assert got and got[0].startswith("(;") and os.path.exists(fifo) and not os.path.isfile(fifo)
 
 
 def test_showboard(eng):

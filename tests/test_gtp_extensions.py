@@ -355,7 +355,8 @@ def test_bad_rules_params_and_analysis_options_leave_the_state_as_it_was(eng):
                  "kata-analyze b 10 maxmoves -2", "kata-analyze x 10", "kata-analyze b -5",
                  "kata-analyze b 10 avoid b D4", "kata-analyze b 10 avoid b E5:Z9 1", "lz-analyze b 10 minmoves x",
                  "analyze b 10 allow b D4 1 avoid b E4 1", "lz-genmove_analyze b 10 bogus 1",
-                 "kata-genmove_analyze b 10 avoid b D4 x", "genmove_analyze"):
+                 "kata-genmove_analyze b 10 avoid b D4 x", "genmove_analyze",
+                 "kata-analyze b 10 avoid b D4 2147483648", "lz-analyze b 10 allow b D4 100001"):
         fail(eng, line)
     assert eng.player.ponder == ponder
     assert eng.cfg.player.rules == "japanese" and eng.cfg.search.playouts == 77

@@ -60,7 +60,7 @@ import threading
 
 from board_ext.board import BLACK, WHITE
 from engine import coords
-from engine.analysis import Avoid
+from engine.analysis import MAX_UNTIL_DEPTH, Avoid
 from engine.gtp.peer import OutputWatch
 from engine.player import Player, PlayerError
 
@@ -312,8 +312,8 @@ class AnalysisServer:
                     except ValueError:
                         raise QueryError(f"{key}: bad vertex '{coords.shown(m)}'", key) from None
                 d = e.get("untilDepth", 1)
-                if not isinstance(d, int) or isinstance(d, bool) or d < 1:
-                    raise QueryError(f"{key}: untilDepth must be a positive integer", key)
+                if not isinstance(d, int) or isinstance(d, bool) or not 1 <= d <= MAX_UNTIL_DEPTH:
+                    raise QueryError(f"{key}: untilDepth must be an integer from 1 to {MAX_UNTIL_DEPTH}", key)
 
     def _check_overrides(self, q):
         """overrideSettings: the keys with a meaning here are checked; the

@@ -8,7 +8,7 @@ import dataclasses
 import logging
 
 from board_ext.board import BLACK, WHITE
-from engine.analysis import Avoid
+from engine.analysis import MAX_UNTIL_DEPTH, Avoid
 from engine.game import opponent
 from engine.gtp.parse import (GtpFail, ID_RE, color_letter, gfx_lines, parse_color, parse_int,
                               permyriad)
@@ -148,7 +148,7 @@ class AnalysisCommands:
                     raise GtpFail(f"syntax error: {key} COLOR VERTEX[,VERTEX...] UNTIL_MOVES")
                 c = parse_color(args[i + 1])
                 moves = self._vertex_list(args[i + 2])
-                until = parse_int(args[i + 3], f"{key} until-moves", 1)
+                until = parse_int(args[i + 3], f"{key} until-moves", 1, MAX_UNTIL_DEPTH)
                 if key == "avoid":
                     avoid[c].update(moves)
                 else:
