@@ -37,6 +37,7 @@ ctypedef struct forest_t:
     int nw                  # uint64 words of a reply bitset: ceil(nn / 64)
     int max_depth           # longest context stored and matched (<= 7)
     int selection           # 0 soft-UCT, 1 last-reply
+    int legal_first         # match: the longest context with a playable reply (the paper's prose), not the longest
     int accept_p            # soft-UCT plays the drawn reply with probability P(r|c), not min(1, u_r)
     int accept_mean         # ... or with probability mean_r, the reply's win rate
     int trials              # > 0: soft-UCT draws from the whole reply block in at most this many

@@ -385,7 +385,7 @@ cdef class Forest:
     def __cinit__(self, int size, double epsilon=1.0, selection="soft-uct", double b=0.7,
                   fallback="random", int max_depth=3, int capacity=1_000_000,
                   bint root_context=False, bint skip_expansion=False, accept="estimate",
-                  int horizon=0, double horizon_share=0.0, int trials=0):
+                  int horizon=0, double horizon_share=0.0, int trials=0, match="longest"):
         if not 0.0 <= epsilon <= 1.0:
             raise ValueError(f"bhrf.epsilon must be in [0, 1], got {epsilon}")
         if selection not in SELECTIONS:
@@ -423,6 +423,9 @@ cdef class Forest:
                              "(it sums u over no candidate set)")
         f.trials = trials
         f.accept_mean = accept == "mean"
+        if match not in ("longest", "legal"):
+            raise ValueError(f"bhrf.match: unknown rule '{match}' (longest or legal)")
+        f.legal_first = match == "legal"
         f.root_context = root_context
         f.skip_expansion = skip_expansion
         f.n_prefix = 0

@@ -2,16 +2,19 @@
 # (Cython include: one module, so its helpers inline as before).
 
 # ---------------------------------------------------------------- rollout
-cdef inline int _longest(const forest_t* f, const board_t* b) noexcept nogil:
-    """Slot of the longest context matching b's last moves, or -1."""
+cdef inline int _matches(const forest_t* f, const board_t* b, int* slots) noexcept nogil:
+    """The slots of the contexts matching b's last moves, shortest first,
+    into slots; returns how many (0: none).  The longest is the last."""
     cdef uint64_t h
-    cdef int d, m, s, best
+    cdef int d, m, s, n
     m = b.hist[0]
     if m < 0:
-        return -1
-    best = f.ctx1[m]                    # depth 1: a direct index, no hashing
-    if best < 0:
-        return -1
+        return 0
+    s = f.ctx1[m]                       # depth 1: a direct index, no hashing
+    if s < 0:
+        return 0
+    slots[0] = s
+    n = 1
     h = CTXZ[0][m]
     for d in range(1, f.max_depth):
         m = b.hist[d]
@@ -21,8 +24,16 @@ cdef inline int _longest(const forest_t* f, const board_t* b) noexcept nogil:
         s = _ctx_find(f, h)
         if s < 0:
             break
-        best = s
-    return best
+        slots[n] = s
+        n += 1
+    return n
+
+
+cdef inline int _longest(const forest_t* f, const board_t* b) noexcept nogil:
+    """Slot of the longest context matching b's last moves, or -1."""
+    cdef int slots[NHIST]
+    cdef int n = _matches(f, b, slots)
+    return slots[n - 1] if n > 0 else -1
 
 
 cdef inline bint _playable(const board_t* b, int r, int c) noexcept nogil:
@@ -239,13 +250,22 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
     cdef bint play = False
     if f.epsilon < 1.0 and (f.epsilon <= 0.0 or _unit(rng) >= f.epsilon):
         return f.fallback(b, rng, f.fallback_ctx)
+    cdef int slots[NHIST]
+    cdef int n, i
     f.asked += 1
-    s = _longest(f, b)
-    if s >= 0:
+    n = _matches(f, b, slots)
+    # Algorithm 3 takes the longest context, then tests its replies; the
+    # paper's prose ("only the patterns whose reply complies with the
+    # rules") keeps the longest context that has a playable reply
+    # (bhrf.match = legal): a shorter one is tried when the longer's are
+    # all occupied or illegal
+    for i in range(n - 1, (-1 if f.legal_first or n == 0 else n - 2), -1):
+        s = slots[i]
         if f.selection == SEL_LAST_REPLY:
             # the reply chosen last in a descent for this context, if legal
             r = f.ctx[s].last
-            f.suggested += 1
+            if not f.legal_first or i == n - 1:
+                f.suggested += 1
             if _playable(b, r, b.to_move):
                 f.played += 1
                 return r
@@ -258,6 +278,7 @@ cdef int _ask(forest_t* f, board_t* b, rng_t* rng) noexcept nogil:
                 if play:
                     f.played += 1
                     return r
+                break               # drawn and declined: the default policy plays
     return f.fallback(b, rng, f.fallback_ctx)
 
 

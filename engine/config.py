@@ -195,7 +195,11 @@ class BhrfConfig:
                           "(soft-UCT with equal weights, a deviation)")
     b: float = _f(0.7, 0.0, 10.0, doc="soft-UCT exploration constant, equation (1)")
     fallback: str = _f("random", choices=tuple(POLICIES), doc="default rollout policy")
-    max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here)")
+    max_depth: int = _f(3, 1, 7, doc="longest context kept and matched (the paper: unbounded; <= 7 here: "
+                                     "the board keeps its last 8 moves)")
+    match: str = _f("longest", choices=("longest", "legal"),
+                    doc="which matching context replies: the longest, its replies tested after (Algorithm 3), or "
+                        "the longest with a playable reply (the paper's prose: shorter ones tried in turn)")
     capacity: int = _f(1_000_000, 1000, 100_000_000,
                        doc="most pattern nodes kept; when full, known patterns still learn and no new one "
                            "is added (the paper: unbounded)")

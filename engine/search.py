@@ -136,7 +136,7 @@ class Search:
                                    fallback=b.fallback, max_depth=b.max_depth, capacity=b.capacity,
                                    root_context=b.root_context, skip_expansion=b.skip_expansion,
                                    accept=b.accept, horizon=b.horizon, horizon_share=b.horizon_share,
-                                   trials=b.trials)
+                                   trials=b.trials, match=b.match)
                 self.bhrf_size = size
             t.attach_bhrf(self.bhrf)
         return t

@@ -439,6 +439,29 @@ def test_last_reply_with_and_without_longer_contexts():
     assert shallow.stats()["played"] == 0
 
 
+@pytest.mark.parametrize("selection", ["last-reply", "soft-uct"])
+def test_legal_first_matching_tries_the_shorter_context(selection):
+    """bhrf.match = legal (the paper's prose): when the longest matching
+    context has no playable reply, a shorter one answers; longest-first
+    (Algorithm 3) leaves that move to the default policy."""
+    got = {}
+    for match in ("longest", "legal"):
+        f = Forest(9, epsilon=1.0, selection=selection, max_depth=3, match=match)
+        for _ in range(2):
+            f.update([30, 40, 41], BLACK, 1.0)     # (40,) -> 41 and (40, 30) -> 41
+        f.update([20, 40, 42], BLACK, 1.0)         # (40,) -> 42, updated last
+        b = Board(9)
+        for m in (41, 50, 30, 40):                 # (40, 30) matches; its one reply, 41, is taken
+            b.play(m)
+        got[match] = [f.playout(b, seed=s)[1][0] for s in range(20)]
+    assert got["legal"] == [42] * 20
+    assert got["longest"].count(42) < 5
+    with pytest.raises(ValueError, match="bhrf.match"):
+        Forest(9, match="shortest")
+    with pytest.raises(Exception, match="bhrf.match"):
+        config.load(None, ["bhrf.match=shortest"])
+
+
 @pytest.mark.parametrize("accept", ["estimate", "probability", "mean"])
 def test_soft_uct_play_probability(accept):
     """A drawn reply is played with probability min(1, u_r) ("estimate"),
