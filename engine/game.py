@@ -1,8 +1,12 @@
 """The game record: positions, moves, komi, handicap; SGF in and out.
 
-A :class:`Game` keeps one :class:`board_ext.board.Board` snapshot per
-position (``boards[0]`` is the start, after root setup stones), so ``undo``
-is a pop and every earlier position keeps its own superko history.  Moves
+A :class:`Game` keeps its history as moves and setups, the current
+:class:`board_ext.board.Board` and a snapshot every :data:`KEEP_EVERY`
+steps (and where a step cannot be replayed: a setup that removes stones,
+a change of the side to move), so memory grows with the moves and not
+with a board per move (a snapshot holds every earlier position's hash for
+superko); ``undo`` replays at most ``KEEP_EVERY - 1`` steps from the
+snapshot before.  A game holds at most :data:`MAX_GAME_LENGTH` steps.  Moves
 are typed values (colour ``BLACK``/``WHITE``, flat point, pass =
 ``size*size``); text never gets here (``engine.gtp`` parses it).
 
@@ -25,9 +29,13 @@ from engine import coords
 
 MIN_SIZE = 2
 MAX_SIZE = coords.MAX_SIZE
+# the longest history a game holds (moves and mid-game setups): a 19x19
+# game is a few hundred moves; an SGF or a query past this is refused
+MAX_GAME_LENGTH = 50_000
+KEEP_EVERY = 256            # a board snapshot every this many steps
 
 __all__ = ["Game", "GameError", "SgfError", "IllegalMove", "BLACK", "WHITE",
-           "opponent", "color_name", "MIN_SIZE", "MAX_SIZE"]
+           "opponent", "color_name", "MIN_SIZE", "MAX_SIZE", "MAX_GAME_LENGTH"]
 
 
 class GameError(ValueError):
@@ -86,7 +94,8 @@ class Game:
         self.root_white = []
         self.root_comment = None
         self.history: list[Entry] = []
-        self.boards = [Board(self.size, allow_suicide=self.allow_suicide, superko=self.superko)]
+        self._cur = Board(self.size, allow_suicide=self.allow_suicide, superko=self.superko)
+        self._kept = {0: self._cur}          # steps played -> the board after them (never mutated)
         self.result = None
 
     @staticmethod
@@ -96,7 +105,48 @@ class Game:
 
     @property
     def board(self) -> Board:
-        return self.boards[-1]
+        return self._cur
+
+    def _push(self, entry, board, keep=False):
+        """One more step of the history, ``board`` the position after it;
+        a snapshot is kept every KEEP_EVERY steps, and where ``keep`` (a
+        step that replaying cannot redo)."""
+        if len(self.history) >= MAX_GAME_LENGTH:
+            raise GameError(f"game too long: at most {MAX_GAME_LENGTH} moves and setups")
+        self.history.append(entry)
+        self._cur = board
+        if keep or len(self.history) % KEEP_EVERY == 0:
+            self._kept[len(self.history)] = board
+
+    def _replace(self, board):
+        """The current position is replaced (the side to move, setup at the
+        root): kept as a snapshot, so undo and replays start from it."""
+        self._cur = board
+        self._kept[len(self.history)] = board
+
+    def _rebuild(self):
+        """The current board after the history was cut: the last snapshot
+        at or before its end, with the steps after it replayed."""
+        n = len(self.history)
+        for k in [k for k in self._kept if k > n]:
+            del self._kept[k]
+        k = max(self._kept)
+        if k == n:
+            self._cur = self._kept[k]
+            return
+        b = self._kept[k].copy()
+        for e in self.history[k:]:
+            if e.kind == "move":
+                if b.to_move != e.color:
+                    b.to_move = e.color
+                b.superko = False           # it was legal when it was played
+                try:
+                    b.play(e.move, e.color)
+                finally:
+                    b.superko = self.superko
+            else:
+                b.setup(list(e.black), list(e.white))
+        self._cur = b
 
     @property
     def to_move(self):
@@ -108,7 +158,7 @@ class Game:
         current snapshot, so undo goes back past it as well."""
         b = self.board.copy()
         b.to_move = color
-        self.boards[-1] = b
+        self._replace(b)
 
     @property
     def moves(self):
@@ -166,8 +216,7 @@ class Game:
                 b.play(move, color)
             finally:
                 b.superko = self.superko
-        self.boards.append(b)
-        self.history.append(Entry("move", color, move, comment=comment))
+        self._push(Entry("move", color, move, comment=comment), b)
         self.result = None
         return b
 
@@ -179,9 +228,9 @@ class Game:
         if n > len(self.history):
             raise GameError("cannot undo" if not self.history else
                             f"cannot undo {n} moves: only {len(self.history)} in the game")
-        for _ in range(n):
-            self.history.pop()
-            self.boards.pop()
+        if n:
+            del self.history[len(self.history) - n:]
+            self._rebuild()
         self.result = None
 
     def set_comment(self, comment):
@@ -205,12 +254,11 @@ class Game:
         if to_move is not None:
             b.to_move = to_move
         if not self.history:
-            self.boards[-1] = b
+            self._replace(b)
             self.root_black += black
             self.root_white += white
         else:
-            self.boards.append(b)
-            self.history.append(Entry("setup", black=tuple(black), white=tuple(white)))
+            self._push(Entry("setup", black=tuple(black), white=tuple(white)), b, keep=to_move is not None)
         return b
 
     def fixed_handicap(self, n):
@@ -294,7 +342,7 @@ class Game:
         if self.root_black or self.root_white:
             root.set_setup_stones([coords.idx_to_sgfmill(p, s) for p in self.root_black],
                                   [coords.idx_to_sgfmill(p, s) for p in self.root_white])
-        if self.boards[0].to_move == WHITE:
+        if self._kept[0].to_move == WHITE:
             root.set("PL", "w")
         if self.root_comment:
             root.set("C", self.root_comment)
@@ -343,6 +391,9 @@ class Game:
         from sgfmill import sgf
         if move_number is not None and move_number < 1:
             raise SgfError(f"move number must be at least 1, not {move_number}")
+        if data.count(b";") > MAX_GAME_LENGTH + 1:      # before parsing: a node is a few hundred bytes in memory
+            raise SgfError(f"cannot load file: {name} has more than {MAX_GAME_LENGTH} nodes "
+                           f"(this engine holds games of at most {MAX_GAME_LENGTH} moves)")
         try:
             sg = sgf.Sgf_game.from_bytes(data)
         except ValueError as e:
@@ -414,18 +465,17 @@ class Game:
             raise SgfError(f"setup stones form an illegal position ({e.reason})") from None
         nb.to_move = cur.to_move
         if not self.history:
-            self.boards[-1] = nb
+            self._replace(nb)
             self.root_black = nb.stones(BLACK)
             self.root_white = nb.stones(WHITE)
-        else:
-            self.boards.append(nb)
-            self.history.append(Entry("setup", black=tuple(black), white=tuple(white)))
+        else:       # the removal is not in the entry: a snapshot keeps it
+            self._push(Entry("setup", black=tuple(black), white=tuple(white)), nb, keep=True)
 
     # ----------------------------------------------------------- helpers
     def copy(self):
         g = Game.__new__(Game)
         g.__dict__.update(self.__dict__)
-        g.boards = list(self.boards)        # snapshots are never mutated in place
+        g._kept = dict(self._kept)          # snapshots are never mutated in place
         g.history = [Entry(**e.__dict__) for e in self.history]
         g.root_black = list(self.root_black)
         g.root_white = list(self.root_white)

@@ -4,6 +4,8 @@ import json
 import os
 import subprocess
 
+import pytest
+
 from engine.config import load
 from engine.gtp.analysis_json import AnalysisServer
 from tests.conftest import PY, ROOT, SMALL
@@ -116,3 +118,34 @@ def test_unused_fields_and_approximated_rules_are_warned_and_visits_asked_are_se
     assert any(f == "rules" and "tromp-taylor" in w and "chinese" in w for f, w in warned)
     final = [x for x in lines if "rootInfo" in x][-1]
     assert final["rootInfo"]["visits"] >= 600
+
+
+@pytest.mark.slow
+def test_ctrl_c_mid_query_exits_130_with_one_line():
+    """Ctrl-C while a JSON query searches: exit code 130 and the one line,
+    never an abort (it ended in SIGABRT in 3 of 20 runs when the searching
+    worker outlived the interpreter).  Three times; the measured rate over 50
+    is in docs/results/reliability.md."""
+    import signal
+    from tests.conftest import cpu_seconds, wait_until
+    for _ in range(3):
+        p = subprocess.Popen([PY, os.path.join(ROOT, "gtp_main.py"), "analysis", "--log-level", "WARNING"]
+                             + sum((["--set", s] for s in SMALL + ["search.seconds=0"]), []),
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             cwd=ROOT)
+        try:
+            p.stdin.write(json.dumps({"id": "v", "action": "query_version"}) + "\n")
+            p.stdin.flush()
+            assert json.loads(p.stdout.readline())["id"] == "v"           # serving
+            base = cpu_seconds(p.pid)
+            p.stdin.write(json.dumps(dict(Q, id="big", maxVisits=100000000, analyzeTurns=[2])) + "\n")
+            p.stdin.flush()
+            assert wait_until(lambda: cpu_seconds(p.pid) >= base + 0.5, 120) is not None   # searching
+            p.send_signal(signal.SIGINT)
+            _out, err = p.communicate(timeout=120)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        assert p.returncode == 130, err
+        assert "terminate called" not in err and "Traceback" not in err, err
+        assert err.strip().splitlines()[-1] == "gtp_main: interrupted", err

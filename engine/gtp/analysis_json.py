@@ -61,6 +61,7 @@ import threading
 from board_ext.board import BLACK, WHITE
 from engine import coords
 from engine.analysis import MAX_UNTIL_DEPTH, Avoid
+from engine.game import MAX_GAME_LENGTH
 from engine.gtp.peer import OutputWatch
 from engine.player import Player, PlayerError
 
@@ -245,6 +246,8 @@ class AnalysisServer:
         moves = q.get("moves", [])
         if not isinstance(moves, list):
             raise QueryError("moves must be a list of [player, vertex]", "moves")
+        if len(moves) > MAX_GAME_LENGTH:
+            raise QueryError(f"moves: at most {MAX_GAME_LENGTH} moves (this query has {len(moves)})", "moves")
         if not isinstance(q.get("initialStones", []) or [], list):
             raise QueryError("initialStones must be a list of [player, vertex]", "initialStones")
         for key in ("moves", "initialStones"):
@@ -531,14 +534,24 @@ class AnalysisServer:
 
         watch = OutputWatch(self.out, gone)
         threading.Thread(target=read, name="analysis-reader", daemon=True).start()
-        done.wait()
-        with self._cv:
-            self._eof = True
-            self._cv.notify_all()
-        if self._gone:
-            self.player.close()            # the client is gone: the search stops now
-        while w.is_alive() and not self._gone:     # every query read is answered, unless the client goes
-            w.join(0.1)
-        w.join(1.0)                                # a search stops at once; start-up work is not waited on
-        watch.stop()
+        try:
+            done.wait()
+            with self._cv:
+                self._eof = True
+                self._cv.notify_all()
+            if self._gone:
+                self.player.close()            # the client is gone: the search stops now
+            while w.is_alive() and not self._gone:     # every query read is answered, unless the client goes
+                w.join(0.1)
+            w.join(1.0)                                # a search stops at once; start-up work is not waited on
+        except KeyboardInterrupt:
+            # Ctrl-C: the searching worker stops and ends before the
+            # interpreter does (a search's native threads torn down under
+            # it abort the process), then the interrupt goes on up
+            self._client_gone()
+            self.player.close()
+            w.join(30.0)
+            raise
+        finally:
+            watch.stop()
         self.player.close()
