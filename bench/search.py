@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from board_ext import playout  # noqa: E402
 from board_ext.board import Board  # noqa: E402
-from engine.pool import BYTES_PER_NODE  # noqa: E402
+from engine.pool import BASE_BYTES_PER_NODE, BYTES_PER_NODE  # noqa: E402
 from engine.walk import Tree  # noqa: E402
 
 
@@ -63,7 +63,7 @@ def main():
     print(f"peak RSS growth: {(rss1 - rss0) / 1024:.1f} MB")
     print(f"sims/s: {1 / per_sim:.0f}")
     print(f"rollouts/s (bare, same run): {1 / per_roll:.0f}")
-    print(f"bytes/node: {BYTES_PER_NODE}")
+    print(f"bytes/node: {t3.stats()['bytes_per_node']} (the uct tree: {BASE_BYTES_PER_NODE}; every array: {BYTES_PER_NODE})")
     print(f"recycling overhead vs unbounded pool: {100 * (min(small_t) / min(big_t) - 1):.1f}%")
     print(f"search overhead: {100 * (per_sim / per_roll - 1):.1f}%")
     print(f"uct tree (reference, same run): {n / min(ref_t):.0f} sims/s")

@@ -65,9 +65,9 @@ cdef class NodePool:
     cdef float* N0                # prior visits (equivalent experience), kept apart
     cdef float* W0                # prior wins, kept apart
     cdef uint16_t* P              # prior probability of `move` at the parent, in 1/65535
-    cdef float* aN                # AMAF visits
+    cdef float* aN                # AMAF visits (NULL unless a tree reads them: want_arrays)
     cdef float* aW                # AMAF rewards
-    cdef float* NM                # memory evaluations N_M (M-MCTS)
+    cdef float* NM                # memory evaluations N_M (M-MCTS; NULL unless the memory is on)
     cdef float* VM                # memory value V_M, for the player who made `move`
     cdef float* VB                # the value head's P(black wins) at the node; -1 if none
     cdef int16_t* SB              # the score head's lead at the node, black's view, in 1/32 point; NO_LEAD if none
@@ -121,6 +121,7 @@ cdef class NodePool:
     cdef int alloc_lock           # spin lock of _alloc_many
     # -- node store (see pool.pyx)
     cdef void* _node_array(self, size_t elem)
+    cpdef want_arrays(self, bint amaf, bint memory)
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
     cdef void _init_node(self, int n, int par, int m) noexcept nogil

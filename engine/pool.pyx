@@ -11,12 +11,17 @@ and is searched lives elsewhere, as Pachi splits ``uct/tree.c`` from
 ``engine/tree_policy.pxd``), one simulation in ``engine/walk.pyx``, whose
 ``Tree`` is the class the search uses.
 
-Bytes per node: 69 (move 2, n_untried 2, parent/first_child/next_sibling 12,
-lru_prev/lru_next 8, prior_slot 4, N/W 8, N0/W0 8, P 2, aN/aW 8, NM/VM 8,
-VB 4, SB 2, flags 1), ``BYTES_PER_NODE``: the sum the pool's own per-node
-allocations count (``_node_array``), so it cannot drift from them.  The
-paper's C++ nodes are 48 to 56 bytes; ours also carry the RAVE (aN/aW), the
-memory's (NM/VM) statistics, the value head's (VB) and the score head's (SB).
+Bytes per node: 53 (move 2, n_untried 2, parent/first_child/next_sibling 12,
+lru_prev/lru_next 8, prior_slot 4, N/W 8, N0/W0 8, P 2, VB 4, SB 2, flags
+1), ``BASE_BYTES_PER_NODE``, within the paper's 48 to 56 (56 with the queue
+Theta's pointers); a tree that reads AMAF statistics (the rave tree, the uct
+tree with ``uct.rave``) adds aN/aW (8), one with the M-MCTS memory NM/VM (8):
+those arrays are allocated only when a tree needs them
+(:meth:`NodePool.want_arrays`), so the uct tree of the papers' searches
+takes 53 bytes a node, the shipped rave tree 61.  ``bytes_per_node`` is the
+sum the pool's own per-node allocations count (``_node_array``), so it
+cannot drift from them; ``BYTES_PER_NODE`` is the most a node takes (69,
+every array: what a memory budget in MiB is divided by).
 
 Tree layout.  Left-child right-sibling, one node per move (the paper's
 Figure 1).  Values: ``W[n] / N[n]`` is the mean reward, in [0, 1], of the
@@ -96,10 +101,7 @@ cdef class NodePool:
         self.N0 = <float*>self._node_array(sizeof(float))
         self.W0 = <float*>self._node_array(sizeof(float))
         self.P = <uint16_t*>self._node_array(sizeof(uint16_t))
-        self.aN = <float*>self._node_array(sizeof(float))
-        self.aW = <float*>self._node_array(sizeof(float))
-        self.NM = <float*>self._node_array(sizeof(float))
-        self.VM = <float*>self._node_array(sizeof(float))
+        self.aN = self.aW = self.NM = self.VM = NULL      # want_arrays: only for the trees that read them
         self.VB = <float*>self._node_array(sizeof(float))
         self.SB = <int16_t*>self._node_array(sizeof(int16_t))
         self.flags = <uint8_t*>self._node_array(sizeof(uint8_t))
@@ -140,8 +142,8 @@ cdef class NodePool:
             raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
         if (not self.move or not self.n_untried or not self.parent or not self.first_child
                 or not self.next_sibling or not self.lru_prev or not self.lru_next
-                or not self.prior_slot or not self.N or not self.W or not self.P or not self.aN
-                or not self.aW or not self.NM or not self.VM or not self.VB or not self.flags or not self.priors
+                or not self.prior_slot or not self.N or not self.W or not self.P
+                or not self.VB or not self.flags or not self.priors
                 or not self.root_board or not self.pend_path or not self.pend_boards
                 or not self.pend_moves or not self.ens_visits or not self.ens_wins or not self.root_forbid or not self.deep_forbid
                 or not self.score_n or not self.score_sum or not self.score_sq or not self.SB
@@ -156,6 +158,25 @@ cdef class NodePool:
         counted in ``node_bytes`` (BYTES_PER_NODE)."""
         self.node_bytes += <int>elem
         return malloc(<size_t>self.capacity * elem)
+
+    cpdef want_arrays(self, bint amaf, bint memory):
+        """Allocate the optional per-node arrays a tree needs, zeroed: the
+        AMAF statistics (aN/aW) where it reads them, the memory's (NM/VM)
+        where the M-MCTS memory is on; each counted in ``bytes_per_node``
+        once it exists.  Never freed before the pool (a tree switched back
+        keeps them).  Between searches only."""
+        if amaf and self.aN == NULL:
+            self.aN = <float*>calloc(<size_t>self.capacity, sizeof(float))
+            self.aW = <float*>calloc(<size_t>self.capacity, sizeof(float))
+            if not self.aN or not self.aW:
+                raise MemoryError(f"cannot allocate the AMAF statistics of {self.capacity} nodes")
+            self.node_bytes += 2 * sizeof(float)
+        if memory and self.NM == NULL:
+            self.NM = <float*>calloc(<size_t>self.capacity, sizeof(float))
+            self.VM = <float*>calloc(<size_t>self.capacity, sizeof(float))
+            if not self.NM or not self.VM:
+                raise MemoryError(f"cannot allocate the memory statistics of {self.capacity} nodes")
+            self.node_bytes += 2 * sizeof(float)
 
     @property
     def bytes_per_node(self):
@@ -216,10 +237,12 @@ cdef class NodePool:
         self.N0[n] = 0
         self.W0[n] = 0
         self.P[n] = 0
-        self.aN[n] = 0
-        self.aW[n] = 0
-        self.NM[n] = 0
-        self.VM[n] = 0
+        if self.aN != NULL:
+            self.aN[n] = 0
+            self.aW[n] = 0
+        if self.NM != NULL:
+            self.NM[n] = 0
+            self.VM[n] = 0
         self.VB[n] = -1
         self.SB[n] = NO_LEAD
         self.flags[n] = 0
@@ -623,7 +646,8 @@ cdef class NodePool:
     def node(self, int n):
         """Statistics of node n as a dict."""
         return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "N0": self.N0[n], "W0": self.W0[n],
-                "P": p_value(self.P[n]), "aN": self.aN[n], "aW": self.aW[n], "NM": self.NM[n], "VM": self.VM[n],
+                "P": p_value(self.P[n]), "aN": self.aN[n] if self.aN else 0.0, "aW": self.aW[n] if self.aW else 0.0,
+                "NM": self.NM[n] if self.NM else 0.0, "VM": self.VM[n] if self.VM else 0.0,
                 "parent": self.parent[n]}
 
     def children(self, int n=-1):
@@ -634,7 +658,8 @@ cdef class NodePool:
         out = []
         cdef int c = self.first_child[n]
         while c >= 0:
-            out.append((self.move[c], self.N[c], self.W[c], p_value(self.P[c]), self.NM[c], self.VM[c], c))
+            out.append((self.move[c], self.N[c], self.W[c], p_value(self.P[c]), self.NM[c] if self.NM else 0.0,
+                        self.VM[c] if self.VM else 0.0, c))
             c = self.next_sibling[c]
         return out
 
@@ -645,7 +670,7 @@ cdef class NodePool:
         out = {}
         cdef int c = self.first_child[n]
         while c >= 0:
-            out[self.move[c]] = (self.N0[c], self.W0[c], self.aN[c], self.aW[c])
+            out[self.move[c]] = (self.N0[c], self.W0[c], self.aN[c] if self.aN else 0.0, self.aW[c] if self.aW else 0.0)
             c = self.next_sibling[c]
         return out
 
@@ -760,4 +785,8 @@ cdef class NodePool:
         return out
 
 
-BYTES_PER_NODE = NodePool(2, 2).bytes_per_node
+BASE_BYTES_PER_NODE = NodePool(2, 2).bytes_per_node
+_every = NodePool(2, 2)
+_every.want_arrays(True, True)
+BYTES_PER_NODE = _every.bytes_per_node
+del _every

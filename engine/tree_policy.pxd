@@ -36,3 +36,4 @@ ctypedef struct tree_policy_t:
     prepare_root_fn prepare_root
     vloss_fn virtual_loss
     bint whole_child_sets     # expands all children at once; recycling frees them together
+    bint always_amaf          # reads AMAF (aN/aW) whatever its params (rave); else only as they say (uct.rave)

@@ -334,6 +334,7 @@ RAVE.update = rave_amaf_first
 RAVE.prepare_root = rave_prepare_root
 RAVE.virtual_loss = rave_vloss
 RAVE.whole_child_sets = True
+RAVE.always_amaf = True
 
 
 cdef const tree_policy_t* rave_policy() noexcept nogil:

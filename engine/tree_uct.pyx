@@ -275,6 +275,7 @@ UCT.update = uct_amaf
 UCT.prepare_root = uct_prepare_root
 UCT.virtual_loss = uct_vloss
 UCT.whole_child_sets = False
+UCT.always_amaf = False
 
 
 cdef const tree_policy_t* uct_policy() noexcept nogil:

@@ -130,6 +130,11 @@ cdef class Tree(NodePool):
             self.rng.s = (<uint64_t>seed) * <uint64_t>0x9E3779B97F4A7C15 + 12345
             if self.rng.s == 0:
                 self.rng.s = 1
+        self._want_arrays()
+
+    def _want_arrays(self):
+        """The optional per-node arrays this tree now reads (NodePool.want_arrays)."""
+        self.want_arrays(self.pol.always_amaf or self.up.rave, self.use_memory)
 
 
     def set_params(self, str kernel, params):
@@ -147,6 +152,7 @@ cdef class Tree(NodePool):
             self.up = params
         else:
             raise ValueError(f"search.tree: unknown tree '{kernel}'")
+        self._want_arrays()
 
     def params(self, str kernel):
         """Kernel ``kernel``'s parameters as a dict (what set_params took)."""

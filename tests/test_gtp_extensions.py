@@ -226,7 +226,7 @@ def check_kata_line(line, size=9, ownership=False):
 
 
 def test_kata_analyze_streams_scores_and_ownership():
-    from tests.test_gtp import Proc
+    from tests.test_gtp_process import Proc
     pr = Proc("player.score_playouts=20", "player.move_score_playouts=8")
     try:
         for line in ("boardsize 9", "play b E5", "play w C3", "play b G7"):

@@ -19,13 +19,28 @@ def cfg(*sets):
 
 
 def test_bytes_per_node_counts_every_per_node_array():
-    """69 bytes: the paper's 48-56 plus the RAVE (8), memory (8), value
-    (4) and score-lead (2) statistics; the figure is the pool's own count of what it allocates,
-    and a pool of more nodes reports the same."""
-    from engine.pool import NodePool
-    assert BYTES_PER_NODE == 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 2 + 4 * 2 + 2 + 4 * 2 + 4 * 2 + 4 + 2 + 1 == 69
-    assert NodePool(9, 1000).bytes_per_node == BYTES_PER_NODE
-    assert BYTES_PER_NODE <= 70        # the bound restated: 64 held before the value (VB) and lead (SB) statistics
+    """53 bytes, within the paper's 48-56: the paper's node plus the value
+    (4) and score-lead (2) statistics; the AMAF statistics (8) only for a
+    tree that reads them, the memory's (8) only with the memory on.  The
+    figure is the pool's own count of what it allocates, and a pool of
+    more nodes reports the same."""
+    from engine.pool import BASE_BYTES_PER_NODE, NodePool
+    assert BASE_BYTES_PER_NODE == 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 2 + 4 * 2 + 2 + 4 + 2 + 1 == 53 <= 56
+    assert BYTES_PER_NODE == BASE_BYTES_PER_NODE + 8 + 8 == 69
+    assert NodePool(9, 1000).bytes_per_node == BASE_BYTES_PER_NODE
+
+    def node_bytes(*sets):
+        s = Search(cfg("pool.pool_size=1000", *sets))
+        s.set_position(Board(9), 7.0)
+        return s.tree.stats()["bytes_per_node"]
+    assert node_bytes("search.tree=uct") == 53                       # the papers' tree
+    assert node_bytes("search.tree=uct", "uct.rave=true") == 61
+    assert node_bytes("search.tree=rave") == 61                      # the shipped tree reads AMAF
+    t = Tree(9, 1000, "recycle")                                    # the uct tree by default
+    t.configure(use_memory=True)                                     # a search with an M-MCTS memory
+    assert t.stats()["bytes_per_node"] == 61
+    t.configure(tree="rave")
+    assert t.stats()["bytes_per_node"] == 69
 
 
 @pytest.mark.parametrize("policy", ["stop", "stunt", "ensemble", "flatten", "recycle", "fuego_gc"])
