@@ -419,6 +419,15 @@ def test_params_over_gtp(eng):
     ok(eng, "go-param search.tree rave")
     fail(eng, "go-param_page nosuchtable")
     fail(eng, "go-param_page search nosuchkey 1")
+    # a list key reads as the config file writes it, and that text is taken back (GoGui's parameter page)
+    ok(eng, "go-param search.value_lambda [0.3, 0.2, 0.1]")
+    shown = ok(eng, "go-param search.value_lambda")
+    assert shown == "[0.3, 0.2, 0.1]"
+    line = next(ln for ln in ok(eng, "go-param_page search").split("\n") if " value_lambda " in ln)
+    assert line == "[string] value_lambda [0.3, 0.2, 0.1]"
+    ok(eng, "go-param_page search value_lambda " + line.split(" ", 2)[2])
+    ok(eng, "go-param search.value_lambda " + shown)
+    assert eng.cfg.search.value_lambda == (0.3, 0.2, 0.1)
     assert ok(eng, "go-ponder") == "off"
     ok(eng, "go-ponder on")
     assert eng.player.ponder and ok(eng, "go-ponder") == "on"

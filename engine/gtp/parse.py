@@ -84,8 +84,13 @@ def permyriad(x):
 
 
 def fmt_value(v):
+    """A config value as the config file writes it, so that a client can
+    send it back as it reads it: a list as ``[0.2, 0.3]``, not a Python
+    tuple."""
     if isinstance(v, bool):
         return "true" if v else "false"
+    if isinstance(v, (tuple, list)):
+        return "[" + ", ".join(f'"{x}"' if isinstance(x, str) else fmt_value(x) for x in v) + "]"
     if v == "":
         return '""'
     return str(v)
