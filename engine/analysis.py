@@ -24,7 +24,15 @@ log = logging.getLogger("gomcts.analysis")
 # the deepest avoid/allow a query may ask for (GTP's until-moves, JSON's
 # untilDepth): deeper than any game, and held by the pool's 32-bit depth
 MAX_UNTIL_DEPTH = 100_000
-SCORED_PER_CALL = 8     # candidates whose own score playouts may run for one info line
+SCORED_PER_CALL = 8
+
+
+def ownership_stdev(m):
+    """The standard deviation of a point's ownership over the playouts
+    whose mean is ``m`` (each ends +1, -1 or 0 there): sqrt(1 - m^2), the
+    most it can be (0 where every playout agrees): KataGo's ownershipStdev
+    as the playouts give it."""
+    return max(0.0, 1.0 - m * m) ** 0.5     # candidates whose own score playouts may run for one info line
 
 
 class Avoid(set):

@@ -97,6 +97,25 @@ def test_gtp_main_analysis_mode():
     assert r["id"] == "q1" and r["turnNumber"] == 2 and r["moveInfos"]
 
 
+def test_katago_fields_pv_visits_ownership_stdev_no_result_and_query_models():
+    """includePVVisits, includeOwnershipStdev, includeMovesOwnershipStdev,
+    includeNoResultValue and the query_models action, as KataGo defines
+    them; none is warned as unused."""
+    q = dict(Q, id="k", analyzeTurns=[2], includePVVisits=True, includeOwnershipStdev=True,
+             includeMovesOwnership=True, includeMovesOwnershipStdev=True, includeNoResultValue=True)
+    got = run([q, {"id": "m", "action": "query_models"}])
+    assert not [x for x in got if "warning" in x]
+    models = next(x for x in got if x.get("action") == "query_models")["models"]
+    assert {m["boardSize"] for m in models} == {9, 13, 19} and all(m["name"] for m in models)
+    a = next(x for x in got if x.get("id") == "k" and not x["isDuringSearch"])
+    assert a["rootInfo"]["noResultValue"] == 0.0
+    assert len(a["ownershipStdev"]) == 81
+    assert all(abs(s - (1 - o * o) ** 0.5) < 1e-9 for o, s in zip(a["ownership"], a["ownershipStdev"]))
+    for mi in a["moveInfos"]:
+        assert mi["pvVisits"][0] == mi["visits"] and len(mi["pvVisits"]) == len(mi["pv"]) == len(mi["pvEdgeVisits"])
+        assert mi["noResultValue"] == 0.0 and len(mi["ownershipStdev"]) == 81
+
+
 def test_unused_fields_and_approximated_rules_are_warned_and_visits_asked_are_searched():
     """As KataGo: a top-level key not read here (maxTime belongs in
     overrideSettings) gets a warning line naming it; rules scored by other

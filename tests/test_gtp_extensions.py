@@ -387,19 +387,27 @@ def test_a_command_added_as_hacking_says_is_served(monkeypatch):
 
 
 def test_kata_analyze_takes_katago_options(eng):
-    """Options KataGo documents are accepted: pvVisits and rootInfo are
-    emitted, the others ignored, none refused (Lizzie sends pvVisits true)."""
+    """Options KataGo documents are accepted: pvVisits, pvEdgeVisits,
+    rootInfo and ownershipStdev are emitted; movesOwnership is not, and a
+    warning on stderr says so; none refused (Lizzie sends pvVisits true)."""
+    import io
     ok(eng, "play b E5")
+    eng.err = io.StringIO()
     out = eng.respond("kata-analyze w 10 pvVisits true rootInfo true movesOwnership true "
                       "ownershipStdev false pvEdgeVisits true")
     assert out.startswith("=")
+    assert "movesOwnership is not given" in eng.err.getvalue()
     eng.player.genmove(2, play=False, budget=(300, None))
     rows = eng.player.score_rows(2).annotate(eng.player.search().analysis())
-    line = eng._info_line(rows, {"kata": True, "avoid": set(), "pvVisits": True, "rootInfo": True})
+    line = eng._info_line(rows, {"kata": True, "avoid": set(), "pvVisits": True, "rootInfo": True,
+                                 "pvEdgeVisits": True, "ownership": True, "ownershipStdev": True})
     first = line.split(" info ")[0]
-    m = re.search(r" pv ((?:[A-HJ]\d ?)+) pvVisits ((?:\d+ ?)+)", first)
-    assert m and len(m.group(1).split()) == len(m.group(2).split())
+    m = re.search(r" pv ((?:[A-HJ]\d ?)+) pvVisits ((?:\d+ ?)+) pvEdgeVisits ((?:\d+ ?)+)", first)
+    assert m and len(m.group(1).split()) == len(m.group(2).split()) == len(m.group(3).split())
     assert int(m.group(2).split()[0]) == rows[0]["visits"]
+    own = [float(x) for x in line.split(" ownership ")[1].split(" ownershipStdev ")[0].split()]
+    sd = [float(x) for x in line.split(" ownershipStdev ")[1].split()]
+    assert len(own) == len(sd) == 81 and all(abs(s2 - (1 - o * o) ** 0.5) < 1e-3 for o, s2 in zip(own, sd))
     assert re.search(r"rootInfo visits \d+ utility \S+ winrate \S+ scoreMean \S+", line)
     fail(eng, "kata-analyze w 10 pvVisits maybe")
 

@@ -51,6 +51,7 @@ from __future__ import annotations
 
 import heapq
 import math
+import os
 import re
 import itertools
 import json
@@ -60,7 +61,7 @@ import threading
 
 from board_ext.board import BLACK, WHITE
 from engine import coords
-from engine.analysis import MAX_UNTIL_DEPTH, Avoid
+from engine.analysis import MAX_UNTIL_DEPTH, Avoid, ownership_stdev
 from engine.game import MAX_GAME_LENGTH
 from engine.gtp.peer import OutputWatch
 from engine.player import Player, PlayerError
@@ -85,6 +86,7 @@ RULES_APPROXIMATED = {"tromptaylor": "chinese (simple ko, no suicide; tromp-tayl
 # the top-level query keys read here; any other gets KataGo's warning line
 QUERY_KEYS = {"id", "moves", "initialStones", "initialPlayer", "rules", "komi", "boardXSize", "boardYSize",
               "analyzeTurns", "maxVisits", "includeOwnership", "includeMovesOwnership", "includePolicy",
+              "includeOwnershipStdev", "includeMovesOwnershipStdev", "includePVVisits", "includeNoResultValue",
               "priority", "reportDuringSearchEvery", "avoidMoves", "allowMoves", "overrideSettings"}
 MAX_VISITS = 10**9
 # overrideSettings keys with a meaning here (the others get a warning line)
@@ -219,12 +221,15 @@ class AnalysisServer:
         if action in ("terminate", "terminate_all"):
             self._terminate(q, qid, action)
             return
+        if action == "query_models":
+            self._send({"id": qid, "action": "query_models", "models": self._models()})
+            return
         if action == "clear_cache":
             self._send(q)                     # KataGo echoes it; the net's cache needs no clearing between queries
             return
         if action is not None:
-            self._error(f"unknown action '{action}': 'action' must be 'query_version', 'clear_cache', "
-                        "'terminate' or 'terminate_all'", qid, "action")
+            self._error(f"unknown action '{action}': 'action' must be 'query_version', 'query_models', "
+                        "'clear_cache', 'terminate' or 'terminate_all'", qid, "action")
             return
         try:
             turns = self._check(q)
@@ -467,6 +472,18 @@ class AnalysisServer:
                     deep.append((BLACK if player == "B" else WHITE, banned, until))
         return Avoid(out, deep)
 
+    def _models(self):
+        """KataGo's query_models: the net each board size reads (none: the
+        search plays on its rollouts and prior knowledge)."""
+        from engine.config import at_size
+        out = []
+        for size in (9, 13, 19):
+            w = at_size(self.player.cfg, size).net.weights or f"nets/weights/{size}x{size}.pt"
+            out.append({"name": w, "internalName": os.path.splitext(os.path.basename(w))[0],
+                        "boardSize": size, "maxBatchSize": self.player.cfg.search.batch_size,
+                        "usesHumanSLProfile": False, "version": 0, "usingFP16": False})
+        return out
+
     def _response(self, q, turn, an, sc, to_move, during):
         p = self.player
         size = q.get("boardXSize", 19)
@@ -486,6 +503,11 @@ class AnalysisServer:
                           "scoreStdev": r["scoreStdev"], "prior": float(r.get("prior", 0.0)),
                           "lcb": wr_of(r.get("lcb", r["winrate"])), "utility": 2 * wr - 1,
                           "order": order, "pv": [p.vtx(m) for m in r.get("pv") or [r["move"]]]})
+            if q.get("includePVVisits") and r.get("pv_visits"):
+                infos[-1]["pvVisits"] = [int(v) for v in r["pv_visits"]]
+                infos[-1]["pvEdgeVisits"] = [int(v) for v in r["pv_visits"]]     # a node has one edge here
+            if q.get("includeNoResultValue"):
+                infos[-1]["noResultValue"] = 0.0        # these rules have no no-result outcome
         best = infos[0] if infos else None
         out = {"id": q["id"], "turnNumber": turn, "isDuringSearch": bool(during), "moveInfos": infos,
                "rootInfo": {"visits": sum(i["visits"] for i in infos),
@@ -496,11 +518,17 @@ class AnalysisServer:
         def rows_from_top(own):
             own = [sign * v for v in own]
             return [own[yy * size + xx] for yy in range(size - 1, -1, -1) for xx in range(size)]
+        if q.get("includeNoResultValue"):
+            out["rootInfo"]["noResultValue"] = 0.0
         if q.get("includeOwnership"):
             out["ownership"] = rows_from_top(an.ownership)
+            if q.get("includeOwnershipStdev"):
+                out["ownershipStdev"] = [ownership_stdev(v) for v in rows_from_top(an.ownership)]
         if q.get("includeMovesOwnership") and not during:
             for i, r in zip(infos, shown):
                 i["ownership"] = rows_from_top(sc.move_ownership(r["move"]))
+                if q.get("includeMovesOwnershipStdev"):
+                    i["ownershipStdev"] = [ownership_stdev(v) for v in i["ownership"]]
         if q.get("includePolicy"):
             pr = p.priors()
             if pr is not None:

@@ -8,7 +8,7 @@ import dataclasses
 import logging
 
 from board_ext.board import BLACK, WHITE
-from engine.analysis import MAX_UNTIL_DEPTH, Avoid
+from engine.analysis import MAX_UNTIL_DEPTH, Avoid, ownership_stdev
 from engine.game import opponent
 from engine.gtp.parse import (GtpFail, ID_RE, color_letter, gfx_lines, parse_color, parse_int,
                               permyriad)
@@ -16,11 +16,15 @@ from engine.player import PlayerError
 from engine.scoring import fmt_score
 
 log = logging.getLogger("gomcts.gtp")
+
 INFO_MIN_INTERVAL_CS = 5
 
-# KataGo's kata-analyze flags: pvVisits and rootInfo are emitted, the others
-# (ownership by move, its deviation, edge visits) are accepted and ignored
+# KataGo's kata-analyze flags: pvVisits, pvEdgeVisits (the same here: a node
+# is reached by one edge), rootInfo and ownershipStdev (of the playouts'
+# final ownership, sqrt(1 - m^2) for a point of mean m) are emitted;
+# movesOwnership is not, and says so on stderr
 KATA_FLAG_NAMES = ("pvVisits", "rootInfo", "movesOwnership", "ownershipStdev", "pvEdgeVisits")
+KATA_UNSUPPORTED = ("movesOwnership",)
 KATA_FLAGS = tuple(k.lower() for k in KATA_FLAG_NAMES)
 KATA_FLAGS_BY_LOWER = {k.lower(): k for k in KATA_FLAG_NAMES}
 
@@ -80,6 +84,8 @@ class AnalysisCommands:
                         f"utilityLcb {2 * lcb - 1:.6g} order {order} pv {pv}")
                 if opts.get("pvVisits") and r.get("pv_visits"):
                     info += " pvVisits " + " ".join(str(int(v)) for v in r["pv_visits"])
+                if opts.get("pvEdgeVisits") and r.get("pv_visits"):
+                    info += " pvEdgeVisits " + " ".join(str(int(v)) for v in r["pv_visits"])
                 parts.append(info)
             else:
                 parts.append(f"info move {mv} visits {visits} winrate {permyriad(wr)} "
@@ -98,6 +104,9 @@ class AnalysisCommands:
             n = self.size         # KataGo's order: the top row (A19 on 19x19) first, left to right
             rows_top_first = [own[y * n + x] for y in range(n - 1, -1, -1) for x in range(n)]
             parts.append("ownership " + " ".join(f"{round(v, 4) or 0.0:g}" for v in rows_top_first))
+            if opts.get("ownershipStdev"):
+                parts.append("ownershipStdev " + " ".join(f"{round(ownership_stdev(v), 4) or 0.0:g}"
+                                                          for v in rows_top_first))
         return " ".join(parts)
 
     def _emit_info(self, rows, opts):
@@ -167,7 +176,12 @@ class AnalysisCommands:
             elif key in ("ownership",) + KATA_FLAGS:
                 if val.lower() not in ("true", "false"):
                     raise GtpFail(f"syntax error: {args[i]} true|false, not '{val}'")
-                opts[key if key == "ownership" else KATA_FLAGS_BY_LOWER[key]] = val.lower() == "true"
+                name = key if key == "ownership" else KATA_FLAGS_BY_LOWER[key]
+                opts[name] = val.lower() == "true"
+                if opts[name] and name in KATA_UNSUPPORTED:
+                    log.warning("%s: %s is not given by this engine; the analysis goes on without it",
+                                "kata-analyze", name)
+                    self._stderr(f"warning: {name} is not given by this engine; the analysis goes on without it\n")
             else:
                 raise GtpFail(f"unsupported analyze option '{args[i]}'")
             i += 2
