@@ -44,7 +44,8 @@ def main(argv=None):
         if why is not None:     # the first board's search could never be built
             raise ConfigError(why)
     except ConfigError as e:
-        print(f"gtp_main: {e}", file=sys.stderr)
+        where = _named_in(args.config, str(e))
+        print(f"gtp_main: {e}" + (f" (set in {where})" if where else ""), file=sys.stderr)
         return 2
     handler = logging.FileHandler(cfg.gtp.log_file) if cfg.gtp.log_file else logging.StreamHandler(sys.stderr)
     logging.basicConfig(level=args.log_level.upper(), handlers=[handler],
@@ -70,6 +71,26 @@ def main(argv=None):
     if server.out_closed:      # the controller is gone: nothing left to flush at exit
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 0
+
+
+def _named_in(config_file, message):
+    """The config file, when the key an error names is set in it rather
+    than by --set (so that a user knows which file to mend), else None."""
+    parts = [x.strip() for x in message.split(":")]
+    key, value = parts[0], parts[1] if len(parts) > 2 else None
+    if not config_file or "." not in key:
+        return None
+    table, name = key.rsplit(".", 1)
+    try:
+        import tomllib
+        with open(config_file, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, ValueError):
+        return None
+    tables = [data.get(table, {})] + [t.get(table, {}) for t in (data.get("size") or {}).values()
+                                      if isinstance(t, dict)]
+    return config_file if any(isinstance(t, dict) and name in t and (value is None or str(t[name]) == value)
+                              for t in tables) else None
 
 
 if __name__ == "__main__":

@@ -148,8 +148,9 @@ def check_weights(cfg, sizes=(9, 13, 19)):
         seen.add(w)
         path = weights_file(w)
         if not os.path.isfile(path):
-            raise ConfigError(f"net.weights: {w}: no such file" + ("" if cfg.net.weights == w else
-                                                                    f" (the {size}x{size} table's)"))
+            what = "a directory, not a weights file" if os.path.isdir(path) else "no such file"
+            raise ConfigError(f"net.weights: {w}: {what}" + ("" if cfg.net.weights == w else
+                                                             f" (the {size}x{size} table's)"))
         if not os.access(path, os.R_OK):
             raise ConfigError(f"net.weights: {w}: not readable")
 

@@ -28,6 +28,7 @@ CORPUS = [
     ('{"id": "a", "analyzeTurns": [true], "boardXSize": 9}', "analyzeTurns"),
     ('{"id": "t", "action": "terminate", "terminateId": {"x": 1}}', "terminateId"),
     ('{"id": true, "boardXSize": 9}', "id"),
+    ('{"id": "a", "initialStones": [["B", "D4"], ["W", "D4"]], "boardXSize": 9}', "initialStones"),
     ('{"id": "a", "avoidMoves": [{"player": "B", "moves": ["D4"], "untilDepth": 2147483648}], "boardXSize": 9}',
      "avoidMoves"),
     ('{"id": "a", "allowMoves": [{"player": "W", "moves": ["D4"], "untilDepth": 100001}], "boardXSize": 9}',

@@ -235,6 +235,27 @@ def test_bad_config_on_command_line():
     assert r.returncode == 2 and "search.nope" in r.stderr and r.stdout == ""
 
 
+@pytest.mark.parametrize("where", ["file", "size-table", "set", "directory"])
+def test_a_bad_weights_path_says_what_and_where(tmp_path, where):
+    """A weights path that is a directory says so; one set in a config file
+    names that file (the top table or a size's), one given by --set does not."""
+    cfg = tmp_path / "mine.toml"
+    cfg.write_text({"file": '[net]\nweights = "nets/nope.pt"\n',
+                    "size-table": '[size.19.net]\nweights = "nets/nope19.pt"\n',
+                    "set": '[net]\nweights = "nets/nope.pt"\n',
+                    "directory": "[net]\nweights = \"nets\"\n"}[where])
+    extra = ["--set", "net.weights=nets/other.pt"] if where == "set" else []
+    r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--config", str(cfg)] + extra,
+                       input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert r.returncode == 2 and "net.weights" in r.stderr
+    if where == "directory":
+        assert "a directory, not a weights file" in r.stderr
+    elif where == "set":
+        assert "nets/other.pt: no such file" in r.stderr and str(cfg) not in r.stderr
+    else:
+        assert f"(set in {cfg})" in r.stderr
+
+
 @pytest.mark.slow
 def test_net_device_without_gpu_is_refused():
     """net.device = cuda where torch sees no GPU: gtp_main stops with the

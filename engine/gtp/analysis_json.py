@@ -418,7 +418,10 @@ class AnalysisServer:
         if stones:
             black = [coords.from_gtp(v, size) for c, v in stones if _color(c, "initialStones") == BLACK]
             white = [coords.from_gtp(v, size) for c, v in stones if _color(c, "initialStones") == WHITE]
-            p.setup(black, white)
+            try:
+                p.setup(black, white)
+            except PlayerError as e:
+                raise QueryError(f"initialStones: {e}", "initialStones") from None
         if "initialPlayer" in q:
             p.set_to_move(_color(q["initialPlayer"], "initialPlayer"))
         for c, v in (q.get("moves") or [])[:turn]:
