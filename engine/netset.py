@@ -113,7 +113,17 @@ class Nets:
         """(Black's lead in points, ownership by flat point, +1 Black) of
         ``board`` from the net's score and ownership heads, or None when the
         net has none (``player.score_source``)."""
-        ev = self.scorer(board.size)
+        return self._heads(self.scorer(board.size), board)
+
+    def heads(self, board):
+        """The same from the net of ``board``'s size whatever
+        ``player.score_source`` says (kata-raw-nn shows the net as it is),
+        or None when it has no such heads."""
+        ev = self.get(board.size) if self._cfg().prior.evaluator == "net" else None
+        return self._heads(ev if ev is not None and getattr(ev, "has_aux", False) else None, board)
+
+    @staticmethod
+    def _heads(ev, board):
         if ev is None:
             return None
         _, lead, own = ev.evaluate_aux([board])

@@ -233,6 +233,11 @@ class Player(PlayerOptions):
         net's heads, or None (Nets.estimate)."""
         return self.nets.estimate(self.game.board.copy())
 
+    def net_heads(self):
+        """(Black's lead, Black's ownership) of the current position from the
+        net's own heads whatever the score source, or None (Nets.heads)."""
+        return self.nets.heads(self.game.board.copy())
+
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's
         clear_cache): the next search starts afresh."""

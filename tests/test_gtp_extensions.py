@@ -540,12 +540,23 @@ def test_heatmap_and_kata_raw_nn_show_the_net(capsys):
     pr, value = eng.player.net_eval()
     assert rows[0][2] == int(float(pr[8 * 9 + 2]) * 1000)           # C9: the top row first
     lines = ok(eng, "kata-raw-nn 0").splitlines()
-    assert lines[0] == "symmetry 0" and lines[4] == "policy"
+    assert lines[0] == "symmetry 0" and lines[4] == "policy"      # this net has no score or ownership head
     white = float(lines[1].split()[1])
     assert white == pytest.approx(value, abs=1e-5)   # White to move: the value is White's
     grid = [ln.split() for ln in lines[5:14]]
     assert grid[4][4] == "NAN" and sum(float(v) for r in grid for v in r if v != "NAN") <= 1.0001
     assert lines[14].startswith("policyPass ")
+    # the shipped 9x9 net has score and ownership heads: whiteLead and whiteOwnership too
+    res = GtpServer(load(None, SMALL + ["prior.evaluator=net", "net.weights=nets/weights/9x9-res3.pt"]),
+                    out=open(os.devnull, "w"))
+    ok(res, "play b E5")
+    lines = ok(res, "kata-raw-nn 0").splitlines()
+    black_lead, black_own = res.player.net_heads()
+    assert lines[4].startswith("whiteLead ") and float(lines[4].split()[1]) == pytest.approx(-black_lead, abs=1e-5)
+    assert lines[5] == "whiteOwnership"
+    own = [[float(v) for v in ln.split()] for ln in lines[6:15]]
+    assert own[0][2] == pytest.approx(-float(black_own[8 * 9 + 2]), abs=1e-5)    # the top row first
+    assert lines[15] == "policy" and lines[25].startswith("policyPass ")
     fail(eng, "kata-raw-nn 3")
     fail(eng, "kata-raw-nn")
     fail(eng, "heatmap bogus")

@@ -269,8 +269,10 @@ class AnalysisCommands:
 
     def cmd_kata_raw_nn(self, args):
         """KataGo's kata-raw-nn for the net's own orientation (symmetry 0):
-        whiteWin/whiteLoss when the net has a value head, the policy as
-        rows top first (NAN on illegal points) and policyPass."""
+        whiteWin/whiteLoss when the net has a value head, whiteLead and
+        whiteOwnership (rows top first) when it has score and ownership
+        heads, the policy as rows top first (NAN on illegal points) and
+        policyPass."""
         self._nargs(args, 1, usage="kata-raw-nn SYMMETRY")
         if args[0] != "0":
             raise GtpFail(f"symmetry '{args[0]}' not supported: the net is evaluated as it stands (0)")
@@ -281,6 +283,13 @@ class AnalysisCommands:
         if value is not None:
             white = value if self.game.to_move == WHITE else 1.0 - value
             out += [f"whiteWin {white:.6f}", f"whiteLoss {1.0 - white:.6f}", "noResult 0"]
+        est = self.player.net_heads()
+        if est is not None:
+            black_lead, black_own = est
+            out.append(f"whiteLead {-float(black_lead):.6f}")
+            out.append("whiteOwnership")
+            for y in range(n - 1, -1, -1):
+                out.append(" ".join(f"{-float(black_own[y * n + x]):.6f}" for x in range(n)))
         out.append("policy")
         for y in range(n - 1, -1, -1):
             out.append(" ".join(f"{float(pr[y * n + x]):.6f}" if y * n + x in legal else "NAN"
