@@ -192,7 +192,20 @@ class ScoredRows:
 
     def _annotate_net(self, out):
         root = self.root()
-        leads = self._net_after([r["move"] for r in out if r.get("lead_n", 0) <= 0])
+        # the score head after the candidates shown (visited ones, best
+        # first), at most SCORED_PER_CALL new ones a call: a net pass a
+        # board, so the first line of a 19x19 analysis does not wait for
+        # every legal move's (it waited 2-3 s)
+        want, new = [], 0
+        for r in out:
+            if r.get("lead_n", 0) > 0 or r.get("visits", 0) <= 0:
+                continue
+            if r["move"] not in self._moves:
+                if new >= SCORED_PER_CALL:
+                    continue
+                new += 1
+            want.append(r["move"])
+        leads = self._net_after(want)
         for r in out:
             if r.get("lead_n", 0) > 0:
                 # the score head's leads backed up through the move, as its
