@@ -45,3 +45,11 @@ def atomic_write(path, text):
         except OSError:
             pass
         raise
+
+
+def atomic_savefig(fig, path, dpi=100):
+    """Save a matplotlib figure to ``path`` as a whole file (a temporary
+    file beside it, then os.replace)."""
+    tmp = path + ".tmp.png"
+    fig.savefig(tmp, dpi=dpi)
+    os.replace(tmp, path)

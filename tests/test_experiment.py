@@ -234,6 +234,17 @@ def test_report_keeps_its_notes_and_the_file_holds_no_results(tmp_path):
         experiment.load(str(bad))
 
 
+def _trial(tmp_path, more=""):
+    """A small experiment file (5x5, one game a variant, variant "s"), with ``more`` variants."""
+    f = tmp_path / "trial.toml"
+    f.write_text('name = "trial"\nsize = 5\nkomi = 0.5\ngames = 1\nworkers = 1\n'
+                 'common = ["search.seconds=0", "search.threads=1", "prior.evaluator=expert", '
+                 '"pool.pool_size=20000"]\n'
+                 'baseline = ["search.playouts=20"]\n[[variant]]\nseries = "s"\nx = 1\nsets = ["search.playouts=30"]\n'
+                 + more)
+    return f
+
+
 @pytest.mark.slow
 def test_a_trial_run_writes_only_to_its_out_folder(tmp_path, monkeypatch):
     """Without --publish a run touches nothing of the repository: its games,
@@ -241,11 +252,7 @@ def test_a_trial_run_writes_only_to_its_out_folder(tmp_path, monkeypatch):
     a published row (docs/results, records/results, records/games)."""
     repo = tmp_path / "repo"
     monkeypatch.setattr(experiment, "HERE", str(repo))
-    f = tmp_path / "trial.toml"
-    f.write_text('name = "trial"\nsize = 5\nkomi = 0.5\ngames = 1\nworkers = 1\n'
-                 'common = ["search.seconds=0", "search.threads=1", "prior.evaluator=expert", '
-                 '"pool.pool_size=20000"]\n'
-                 'baseline = ["search.playouts=20"]\n[[variant]]\nseries = "s"\nx = 1\nsets = ["search.playouts=30"]\n')
+    f = _trial(tmp_path)
     out = tmp_path / "runs" / "trial"
     assert experiment.main([str(f), "--out", str(out), "--games", "1"]) is None
     assert not repo.exists()                                   # nothing written outside runs/
@@ -264,12 +271,7 @@ def test_publishing_fewer_games_than_the_page_is_refused(tmp_path, monkeypatch):
     --overwrite says so; the page, the tallies and the archive are kept."""
     repo = tmp_path / "repo"
     monkeypatch.setattr(experiment, "HERE", str(repo))
-    f = tmp_path / "trial.toml"
-    f.write_text('name = "trial"\nsize = 5\nkomi = 0.5\ngames = 1\nworkers = 1\n'
-                 'common = ["search.seconds=0", "search.threads=1", "prior.evaluator=expert", '
-                 '"pool.pool_size=20000"]\n'
-                 'baseline = ["search.playouts=20"]\n[[variant]]\nseries = "s"\nx = 1\nsets = ["search.playouts=30"]\n'
-                 '[[variant]]\nseries = "u"\nx = 1\nsets = ["search.playouts=25"]\n')
+    f = _trial(tmp_path, '[[variant]]\nseries = "u"\nx = 1\nsets = ["search.playouts=25"]\n')
     out = tmp_path / "runs" / "trial"
     assert experiment.main([str(f), "--out", str(out), "--games", "1", "--only", "s", "--publish"]) is None
     page = repo / "docs" / "results" / "trial.md"

@@ -74,7 +74,7 @@ from engine import config as config_mod
 from engine.config import setting
 from tools import publish, stats
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
-from atomicio import atomic_write
+from atomicio import atomic_savefig, atomic_write
 from engine.search import RESIGN
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -567,9 +567,7 @@ def report(exp, rows, path_md, path_png, argv):
     ax.set_title(exp.get("title", exp["name"]), fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    tmp = path_png + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
-    os.replace(tmp, path_png)
+    atomic_savefig(fig, path_png, dpi=110)
 
 
 def main(argv=None):

@@ -39,7 +39,7 @@ import json
 import os
 import sys
 
-from atomicio import atomic_write
+from atomicio import atomic_savefig, atomic_write
 from engine import coords
 from tools import publish
 from tools.label import Teacher, TeacherDied
@@ -183,9 +183,7 @@ def _plot(rows, path_png):
         ax.set_xlabel("child's visits (children)")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    tmp = path_png + ".tmp.png"
-    fig.savefig(tmp, dpi=100)
-    os.replace(tmp, path_png)
+    atomic_savefig(fig, path_png, dpi=100)
 
 
 def main(argv=None):
