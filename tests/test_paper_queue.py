@@ -1,0 +1,33 @@
+"""tools.paper_queue: the queue file read in order, each entry's games
+counted from what is on disk (so a restarted queue skips what is done)."""
+import json
+
+import pytest
+
+from tools import paper_queue
+
+
+def test_entries_pending_and_a_bad_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
+    (tmp_path / "configs" / "paper").mkdir(parents=True)
+    exp = tmp_path / "configs" / "paper" / "t.toml"
+    exp.write_text('name = "t"\nsize = 5\nkomi = 0.5\ngames = 3\nworkers = 1\ncommon = []\nbaseline = []\n'
+                   '[[variant]]\nseries = "a"\nx = 1\nsets = []\n[[variant]]\nseries = "b"\nx = 2\nsets = []\n')
+    q = tmp_path / "queue.txt"
+    q.write_text("# the runs\nconfigs/paper/t.toml --x 2   # one variant\n"
+                 "match --games 4 --out runs/m\n")
+    got = paper_queue.entries(str(q))
+    assert got == [("configs/paper/t.toml", ["--x", "2"]), ("match", ["--games", "4", "--out", "runs/m"])]
+    from tools import experiment
+    monkeypatch.setattr(experiment, "HERE", str(tmp_path))
+    assert paper_queue.pending(*got[0]) == (3, 3)
+    d = tmp_path / "runs" / "paper" / "t" / "b-2"            # made by the count above
+    (d / "game-0001.json").write_text(json.dumps({"variant_won": 1.0, "moves": [], "seconds": 1.0}))
+    assert paper_queue.pending(*got[0]) == (2, 3)
+    assert paper_queue.pending(*got[1]) == (4, 4)
+    (tmp_path / "runs" / "m").mkdir(parents=True)
+    (tmp_path / "runs" / "m" / "results.json").write_text(json.dumps({"games": [{}, {}, {}]}))
+    assert paper_queue.pending(*got[1]) == (1, 4)
+    q.write_text("configs/paper/missing.toml\n")
+    with pytest.raises(SystemExit, match="no experiment file"):
+        paper_queue.entries(str(q))
