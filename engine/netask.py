@@ -99,10 +99,26 @@ class NetAsk:
         features to the memory at once, or, with ``defer_memory`` (the
         leaves of a batch still under virtual loss), held until
         :meth:`memory_flush` after the batch has backed up, so that no entry
-        is written or read with a virtual loss in it."""
+        is written or read with a virtual loss in it.  Where the value is
+        used (``search.value_lambda``, ``search.value_visits``), each new
+        leaf also gets the value head's answer before its batch backs up, so
+        that its own simulation's result mixes the leaf's value, AlphaGo's
+        leaf evaluation (before, the uct tree never asked the net for a
+        value and a value_lambda of 1 ran on rollouts alone)."""
         want = self.want_memory()
-        priors, feats = self.evaluator.evaluate(boards, want_features=want)
+        values = leads = None
+        if self.value_used():
+            if self.lead_used():
+                priors, feats, values, leads = self.evaluator.evaluate_all(boards, want_features=want, want_lead=True)
+            else:
+                priors, feats, values = self.evaluator.evaluate_all(boards, want_features=want)
+        else:
+            priors, feats = self.evaluator.evaluate(boards, want_features=want)
         for i, (node, b) in enumerate(zip(nodes, boards)):
+            if values is not None and node != self.tree.root_id:
+                bv = float(values[i]) if b.to_move == BLACK else 1.0 - float(values[i])
+                bl = _black_lead(leads[i], b) if leads is not None else math.nan
+                self.tree.add_value(node, min(1.0, max(0.0, bv)), self.value_visits(b), bl)
             if self.nets_asked < self.cfg.prior.dcnn_nodes:
                 if self.tree.set_priors(node, priors[i]):
                     self.nets_asked += 1

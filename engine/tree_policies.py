@@ -141,9 +141,11 @@ class RavePolicy(TreePolicy):
 class UctPolicy(TreePolicy):
     """The first round's tree (the paper reproductions): one child at a
     time, DCNN priors by Gelly-Silver initialisation (``cnn_strength``) or
-    PUCT, net rows for the first ``prior.dcnn_nodes`` nodes of a search,
-    asked in batches under virtual loss; M-MCTS reads it."""
+    PUCT, net rows (priors and, where search.value_lambda asks, the leaf's
+    value) for the first ``prior.dcnn_nodes`` nodes of a search, asked in
+    batches under virtual loss; M-MCTS reads it."""
     name, table, kernel, exclusive = "uct", "uct", "uct", True
+    reads_value = True      # the value of the leaves the net evaluates (NetAsk.evaluate)
 
     def params(self, cfg):
         return dict(dataclasses.asdict(cfg.uct), puct=cfg.uct.policy == "puct")

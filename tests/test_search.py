@@ -630,3 +630,44 @@ def test_unclear_reads_the_two_most_visited_and_the_best_valued():
     (n1, q1), (n2, _) = ch[0], ch[1]
     expect = n2 * 1.5 > n1 or max(q for n, q in ch if n >= 0.1 * n1) > q1 + 0.02
     assert s._unclear() == expect
+
+
+class _ValueEvaluator:
+    """Uniform priors and a value head that says the side to move wins
+    with probability 0.9 everywhere."""
+    has_value = True
+    has_aux = False
+
+    def evaluate(self, boards, want_features=False):
+        import numpy as np
+        n = boards[0].size ** 2 + 1
+        return np.full((len(boards), n), 1.0 / n, np.float32), None
+
+    def evaluate_all(self, boards, want_features=False, want_lead=False):
+        import numpy as np
+        pr, ft = self.evaluate(boards, want_features)
+        return pr, ft, np.full(len(boards), 0.9, np.float32)
+
+
+def test_uct_tree_mixes_the_value_of_the_leaf_it_evaluated():
+    """The uct tree with the net at every new leaf and search.value_lambda
+    = 1 (AlphaGo Zero's evaluation): each simulation's result is the
+    value head's answer at its own leaf (0.9 for the side to move there,
+    so 0.1 or 0.9 for Black), never a rollout's 0 or 1.  Before, the uct
+    tree never asked for a value, and the same settings ran on rollouts."""
+    s = Search(cfg("search.tree=uct", "uct.policy=puct", "prior.dcnn_nodes=all", "search.value_lambda=[1.0]",
+                   "search.playouts=200", "search.early_stop=false"), evaluator=_ValueEvaluator())
+    s.set_position(Board(9), 7.0)
+    s.run()
+    kids = [(n, w) for _m, n, w, *_ in s.tree.children() if n > 0]
+    assert sum(n for n, _ in kids) >= 190
+    for n, w in kids:
+        k = (w - 0.1 * n) / 0.8            # simulations that ended at a leaf with Black to move
+        assert abs(k - round(k)) < 1e-3 and 0 <= round(k) <= n
+    # a leaf's value as a share of the result: (1 - lambda) rollout + lambda value
+    s2 = Search(cfg("search.tree=uct", "prior.dcnn_nodes=all", "search.value_lambda=[0.5]",
+                    "search.playouts=200", "search.early_stop=false"), evaluator=_ValueEvaluator())
+    s2.set_position(Board(9), 7.0)
+    s2.run()
+    assert any(abs(w * 20 - round(w * 20)) < 1e-3 and abs(w - round(w)) > 1e-3
+               for _m, n, w, *_ in s2.tree.children() if n > 0)

@@ -35,6 +35,8 @@ CASES = [
     # its arithmetic in float64 (net.precision: in float32 its residual trunk's answers differ in the sixth digit
     # between an AMD EPYC with AVX-512 and the machines the cases were first taken on, and so do the trees)
     ("rave-grow-fade-9", "configs/9x9.toml", ["rave.net_grow=200", "rave.net_fade=0.5", "net.precision=fp64"], 9, [40, 30], 1500),
+    # (renewed when the uct tree began to mix the value of the leaves the net evaluates: the 9x9 config's
+    # value_lambda 0.2 on its first 60 net nodes)
     ("uct-puct-net-9", "configs/9x9.toml", ["search.tree=uct", "uct.policy=puct", "prior.dcnn_nodes=60",
                                             "net.precision=fp64"], 9, [40], 800),
     ("rave-expert-9", "configs/9x9.toml", ["prior.evaluator=expert"], 9, [40], 1500),

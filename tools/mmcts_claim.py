@@ -50,7 +50,8 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PAPER = ["search.tree=uct", "search.threads=1", "search.seconds=0", "search.early_stop=false",
          "search.rollout=expert", "uct.cnn_strength=200", "prior.evaluator=net", "prior.dcnn_nodes=100",
          "memory.enabled=true", "memory.nodes=all", "memory.M=50", "memory.tau=0.1", "memory.memory_size=10000",
-         "memory.confidence=false", "memory.lambda_schedule=capped", "player.book=false"]
+         "memory.confidence=false", "memory.lambda_schedule=capped", "player.book=false",
+         "search.value_lambda=[0.0]", "search.value_visits=[0, 0, 0]"]       # the paper's net has no value head
 BUCKETS = ((1, 10, "1-10"), (10, 100, "10-100"), (100, 1 << 40, "100+"))
 
 
