@@ -33,7 +33,7 @@ class NetAsk:
         self.s = search
         self.mem_keys = {}       # node -> its memory key, for M-MCTS updates
         self.key_nodes = {}      # memory key -> {node: (move, parent, N, W)} of its nodes in this tree
-        self.key_base = {}       # memory key -> (N, N*V) it held from elsewhere (merge_entry)
+        self.key_base = {}       # memory key -> (N, N*V) it held from elsewhere (memory_step)
         self.deferred = []       # memory steps held until the batch backs up (evaluate)
         self.nets_asked = 0
         self.mem_asked = 0
