@@ -36,9 +36,12 @@ def one(mode):
             p.stdin.flush()
             p.stdout.readline()
             q = {"id": "big", "moves": [["B", "E5"]], "rules": "chinese", "komi": 7, "boardXSize": 9,
-                 "boardYSize": 9, "maxVisits": 100000000}
-            base = cpu_seconds(p.pid)
+                 "boardYSize": 9, "maxVisits": 100000000, "reportDuringSearchEvery": 0.2}
             p.stdin.write(json.dumps(q) + "\n")
+            p.stdin.flush()
+            while not json.loads(p.stdout.readline()).get("isDuringSearch"):   # searching: a partial result
+                pass
+            base = cpu_seconds(p.pid) - 1.0
         else:
             p.stdin.write("name\n")
             p.stdin.flush()

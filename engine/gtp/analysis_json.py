@@ -581,7 +581,8 @@ class AnalysisServer:
             # it abort the process), then the interrupt goes on up
             self._client_gone()
             self.player.close()
-            w.join(30.0)
+            while w.is_alive():          # a search stops at once; a net still loading ends first
+                w.join(0.1)              # (another Ctrl-C leaves at once)
             raise
         finally:
             watch.stop()
