@@ -48,11 +48,11 @@ def test_ctrl_c_ends_datagen_with_one_line(tmp_path):
             "--shard-games", "1", "--out", str(out)]
     p = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        end = time.time() + 60
+        end = time.time() + 300
         while not list(out.glob("L01_*.npz")) and time.time() < end:
             time.sleep(0.1)
         p.send_signal(signal.SIGINT)
-        _, err = p.communicate(timeout=60)
+        _, err = p.communicate(timeout=300)
     finally:
         if p.poll() is None:
             p.kill()

@@ -98,7 +98,7 @@ def _tool_args(name, tmp_path, *extra):
 @pytest.mark.parametrize("tool", sorted(TOOLS))
 def test_ray_and_workers_together_name_the_conflict(tmp_path, tool):
     r = subprocess.run(_tool_args(tool, tmp_path, "--ray", "--workers", "2"),
-                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 2
     assert "--ray and --workers 2" in r.stderr
     assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
@@ -109,7 +109,7 @@ def test_ray_and_workers_together_name_the_conflict(tmp_path, tool):
 def test_an_unreachable_ray_address_fails_fast_with_one_line(tmp_path, tool):
     addr = "127.0.0.1:9"                            # discard port: nothing listens
     r = subprocess.run(_tool_args(tool, tmp_path, "--ray-address", addr),
-                       capture_output=True, text=True, cwd=ROOT, timeout=60)
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.returncode == 2, r.stderr
     lines = [ln for ln in r.stderr.splitlines() if ln.strip() and "%|" not in ln]
     assert len(lines) == 1, r.stderr

@@ -656,7 +656,7 @@ def test_a_pool_that_cannot_hold_one_expansion_names_the_key():
     start-up for the first board, on boardsize (the board stays as it was)
     and on go-param (the setting stays)."""
     r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--set", "pool.pool_size=100"],
-                       input="", capture_output=True, text=True, timeout=30, cwd=ROOT)
+                       input="", capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 2 and "pool.pool_size = 100" in r.stderr and "19x19" in r.stderr
     e = make_engine("gtp.boardsize=9", "pool.pool_size=100", "prior.evaluator=expert", "search.playouts=50")
     msg = fail(e, "boardsize 19")

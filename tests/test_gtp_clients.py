@@ -75,7 +75,7 @@ class GomillChannel:
     def close(self):
         self.do_command("quit")
         self.p.stdin.close()
-        assert self.p.wait(timeout=10) == 0
+        assert self.p.wait(timeout=60) == 0
 
 
 class GtpFailure(Exception):

@@ -42,7 +42,7 @@ class Proc:
         self.p.stdin.write(line + "\n")
         self.p.stdin.flush()
 
-    def wait_for(self, pred, timeout=20):
+    def wait_for(self, pred, timeout=120):
         end = time.time() + timeout
         with self.cv:
             while not pred(self.lines):
@@ -50,7 +50,7 @@ class Proc:
                 assert left > 0, f"timeout; got {self.lines[-5:]}"
                 self.cv.wait(left)
 
-    def reply(self, timeout=20):
+    def reply(self, timeout=120):
         """Pop lines up to and including the next blank line."""
         self.wait_for(lambda ls: "" in ls or None in ls, timeout)
         with self.cv:
@@ -61,7 +61,7 @@ class Proc:
     def close(self):
         try:
             self.send("quit")
-            self.p.wait(timeout=10)
+            self.p.wait(timeout=60)
         except Exception:
             self.p.kill()
 
@@ -167,11 +167,11 @@ def test_name_answers_without_torch_at_start():
     """The first reply does not wait for torch: the server and the search
     never import it, only the first net evaluation does."""
     out = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--log-level", "WARNING"],
-                         input="name\nquit\n", capture_output=True, text=True, timeout=60, cwd=ROOT)
+                         input="name\nquit\n", capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert out.stdout.startswith("= gomcts\n\n")
     code = ("import sys, gtp_main, engine.gtp.server, engine.search; "
             "print('torch' in sys.modules)")
-    r = subprocess.run([PY, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=60)
+    r = subprocess.run([PY, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert r.stdout.strip() == "False"
 
 
@@ -202,7 +202,7 @@ def test_end_of_input_ends_an_open_analysis():
     """Only an open-ended command stops at the end of input: lz-analyze
     streams until the next line, and the end of input is one."""
     p = _gtp_main()
-    out, err = p.communicate("boardsize 9\n1 lz-analyze b 10\n", timeout=60)
+    out, err = p.communicate("boardsize 9\n1 lz-analyze b 10\n", timeout=300)
     assert p.returncode == 0 and "Traceback" not in err, err
     assert "\n=1\n" in out and out.endswith("\n\n"), out
 
@@ -220,7 +220,7 @@ def test_closed_stdout_exits_quietly():
         except BrokenPipeError:                # it may be gone already
             pass
         err = p.stderr.read()                  # until it exits (stdin stays open)
-        p.wait(timeout=20)
+        p.wait(timeout=120)
     finally:
         if p.poll() is None:
             p.kill()
@@ -231,7 +231,7 @@ def test_closed_stdout_exits_quietly():
 
 def test_bad_config_on_command_line():
     r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--set", "search.nope=1"],
-                       input="", capture_output=True, text=True, timeout=30, cwd=ROOT)
+                       input="", capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 2 and "search.nope" in r.stderr and r.stdout == ""
 
 
@@ -246,7 +246,7 @@ def test_a_bad_weights_path_says_what_and_where(tmp_path, where):
                     "directory": "[net]\nweights = \"nets\"\n"}[where])
     extra = ["--set", "net.weights=nets/other.pt"] if where == "set" else []
     r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--config", str(cfg)] + extra,
-                       input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
+                       input="", capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 2 and "net.weights" in r.stderr
     if where == "directory":
         assert "a directory, not a weights file" in r.stderr
@@ -267,7 +267,7 @@ def test_net_device_without_gpu_is_refused():
         assert factory.net_device(load(None, ["net.device=cuda"])) == "cuda"
         return
     r = subprocess.run([PY, os.path.join(ROOT, "gtp_main.py"), "--set", "net.device=cuda"],
-                       input="", capture_output=True, text=True, timeout=60, cwd=ROOT)
+                       input="", capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert r.returncode == 2 and "net.device" in r.stderr and "no CUDA device" in r.stderr
     eng = make_engine()
     assert "net.device" in fail(eng, "go-param net.device cuda")
@@ -292,7 +292,7 @@ def test_ctrl_c_ends_gtp_main_with_one_line():
         # the 10^8-playout search is running once it has used CPU time of its own
         assert wait_until(lambda: cpu_seconds(p.pid) >= base + 0.5, 120) is not None
         p.send_signal(signal.SIGINT)
-        _out, err = p.communicate(timeout=60)
+        _out, err = p.communicate(timeout=300)
     finally:
         if p.poll() is None:
             p.kill()

@@ -114,12 +114,12 @@ def test_selfplay_refuses_a_folder_of_other_settings(tmp_path):
 def _interrupt(args, cwd, ready):
     p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
-        end = time.time() + 60
+        end = time.time() + 300
         while not ready() and time.time() < end and p.poll() is None:
             time.sleep(0.1)
         assert ready(), "the run never got going"
         p.send_signal(signal.SIGINT)
-        out, err = p.communicate(timeout=60)
+        out, err = p.communicate(timeout=300)
     finally:
         if p.poll() is None:
             p.kill()
