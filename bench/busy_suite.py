@@ -26,6 +26,12 @@ sys.path.insert(0, HERE)
 from atomicio import atomic_write  # noqa: E402
 
 
+def _sigint_default():
+    """The suite as from a terminal: SIGINT acts (a background job starts
+    with it ignored, and its children inherit that)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--runs", type=int, default=5)
@@ -46,7 +52,8 @@ def main(argv=None):
         for i in range(args.runs):
             t0 = time.time()
             with open(os.path.join(args.out, f"run-{i + 1}.log"), "w") as log:
-                rc = subprocess.call(["make", "test"], cwd=clone, stdout=log, stderr=subprocess.STDOUT)
+                rc = subprocess.call(["make", "test"], cwd=clone, stdout=log, stderr=subprocess.STDOUT,
+                                     preexec_fn=_sigint_default)
             took = time.time() - t0
             with open(os.path.join(args.out, f"run-{i + 1}.log")) as log:
                 tail = [ln.strip() for ln in log.read().splitlines() if ln.strip()][-1:]

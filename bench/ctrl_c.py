@@ -18,7 +18,7 @@ import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, HERE)
-from tests.conftest import SMALL, cpu_seconds, wait_until  # noqa: E402
+from tests.conftest import SMALL, cpu_seconds, sigint_default, wait_until  # noqa: E402
 
 PY = sys.executable
 
@@ -29,7 +29,7 @@ def one(mode):
         ["--log-level", "WARNING"] + sum((["--set", s] for s in SMALL + ["search.seconds=0",
                                                                           "search.playouts=100000000"]), [])
     p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         cwd=HERE)
+                         cwd=HERE, preexec_fn=sigint_default)
     try:
         if mode == "json":
             p.stdin.write(json.dumps({"id": "v", "action": "query_version"}) + "\n")

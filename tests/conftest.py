@@ -98,3 +98,11 @@ def wait_until(pred, deadline, interval=0.05):
             return time.time() - t0
         time.sleep(interval)
     return None
+
+
+def sigint_default():
+    """``preexec_fn`` of a process a test interrupts with SIGINT: Ctrl-C
+    acts as at a terminal, however the suite was started (a shell starts a
+    background job with SIGINT ignored, and its children inherit that)."""
+    import signal
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

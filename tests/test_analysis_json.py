@@ -8,7 +8,7 @@ import pytest
 
 from engine.config import load
 from engine.gtp.analysis_json import AnalysisServer
-from tests.conftest import PY, ROOT, SMALL
+from tests.conftest import PY, ROOT, SMALL, sigint_default
 
 Q = {"id": "q1", "moves": [["B", "D4"], ["W", "F5"]], "rules": "japanese", "komi": 6.5,
      "boardXSize": 9, "boardYSize": 9, "analyzeTurns": [0, 2], "maxVisits": 150,
@@ -150,7 +150,7 @@ def test_ctrl_c_mid_query_exits_130_with_one_line():
         p = subprocess.Popen([PY, os.path.join(ROOT, "gtp_main.py"), "analysis", "--log-level", "WARNING"]
                              + sum((["--set", s] for s in SMALL + ["search.seconds=0"]), []),
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             cwd=ROOT)
+                             cwd=ROOT, preexec_fn=sigint_default)
         try:
             p.stdin.write(json.dumps({"id": "v", "action": "query_version"}) + "\n")
             p.stdin.flush()

@@ -46,7 +46,9 @@ def test_ctrl_c_ends_datagen_with_one_line(tmp_path):
     out = tmp_path / "d"
     args = [sys.executable, "-m", "tools.datagen", "--size", "7", "--level", "1", "--games", "400",
             "--shard-games", "1", "--out", str(out)]
-    p = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    from tests.conftest import sigint_default
+    p = subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=sigint_default)
     try:
         end = time.time() + 300
         while not list(out.glob("L01_*.npz")) and time.time() < end:

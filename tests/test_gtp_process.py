@@ -12,7 +12,7 @@ import time
 import pytest
 
 from engine.config import load
-from tests.conftest import PY, ROOT, SMALL, cpu_seconds, wait_until
+from tests.conftest import PY, ROOT, SMALL, cpu_seconds, sigint_default, wait_until
 from tests.test_gtp import fail, make_engine, ok
 
 
@@ -182,7 +182,7 @@ def _gtp_main(*sets):
     for s in SMALL + ["search.seconds=0", "search.playouts=100000000"] + list(sets):
         args += ["--set", s]
     return subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, cwd=ROOT)
+                            stderr=subprocess.PIPE, text=True, cwd=ROOT, preexec_fn=sigint_default)
 
 
 @pytest.mark.slow

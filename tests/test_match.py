@@ -17,7 +17,7 @@ from engine.config import load
 from tools import match, selfplay
 from tools.gtp_client import GNUGO
 from tools.rundir import SETTINGS, SettingsMismatch, differences
-from tests.conftest import PY, ROOT
+from tests.conftest import PY, ROOT, sigint_default
 
 SELFPLAY = ["search.playouts=20", "player.score_playouts=20", "prior.evaluator=none", "pool.pool_size=5000"]
 
@@ -112,7 +112,8 @@ def test_selfplay_refuses_a_folder_of_other_settings(tmp_path):
 
 
 def _interrupt(args, cwd, ready):
-    p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=sigint_default)
     try:
         end = time.time() + 300
         while not ready() and time.time() < end and p.poll() is None:
