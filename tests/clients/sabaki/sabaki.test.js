@@ -214,9 +214,10 @@ test('Sabaki attach, sync, genmove_analyze, analyze', {timeout: 90000}, async ()
     let lastOpt = kopt[kopt.length - 1]
     assert.match(lastOpt, / pvVisits \d+/)
     assert.match(lastOpt, / rootInfo visits \d+ utility \S+ winrate \S+/)
-    // a client that asks for pvVisits reads them off before the PV (Sabaki's
-    // own parser, which never asks, takes the trailing vertices as the PV)
-    let plain = lastOpt.split(/\s+rootInfo\s+/)[0].replace(/ pvVisits( \d+)+/g, '')
+    assert.match(lastOpt, / pvEdgeVisits \d+/)
+    // a client that asks for pvVisits and pvEdgeVisits reads them off before the PV
+    // (Sabaki's own parser, which never asks, takes the trailing vertices as the PV)
+    let plain = lastOpt.split(/\s+rootInfo\s+/)[0].replace(/ (pvVisits|pvEdgeVisits)( \d+)+/g, '')
     assert.ok(parseAnalysis(plain, true).length > 0, lastOpt)
 
     // kata-genmove_analyze: info lines while it searches, then `play`.
