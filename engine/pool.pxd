@@ -122,6 +122,7 @@ cdef class NodePool:
     # -- node store (see pool.pyx)
     cdef void* _node_array(self, size_t elem)
     cpdef want_arrays(self, bint amaf, bint memory)
+    cdef float* _zeroed_array(self, str what) except NULL
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
     cdef void _init_node(self, int n, int par, int m) noexcept nogil

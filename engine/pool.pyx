@@ -166,17 +166,19 @@ cdef class NodePool:
         once it exists.  Never freed before the pool (a tree switched back
         keeps them).  Between searches only."""
         if amaf and self.aN == NULL:
-            self.aN = <float*>calloc(<size_t>self.capacity, sizeof(float))
-            self.aW = <float*>calloc(<size_t>self.capacity, sizeof(float))
-            if not self.aN or not self.aW:
-                raise MemoryError(f"cannot allocate the AMAF statistics of {self.capacity} nodes")
-            self.node_bytes += 2 * sizeof(float)
+            self.aN = self._zeroed_array("AMAF")
+            self.aW = self._zeroed_array("AMAF")
         if memory and self.NM == NULL:
-            self.NM = <float*>calloc(<size_t>self.capacity, sizeof(float))
-            self.VM = <float*>calloc(<size_t>self.capacity, sizeof(float))
-            if not self.NM or not self.VM:
-                raise MemoryError(f"cannot allocate the memory statistics of {self.capacity} nodes")
-            self.node_bytes += 2 * sizeof(float)
+            self.NM = self._zeroed_array("memory")
+            self.VM = self._zeroed_array("memory")
+
+    cdef float* _zeroed_array(self, str what) except NULL:
+        """One zeroed per-node float array, counted in ``bytes_per_node``."""
+        cdef float* a = <float*>calloc(<size_t>self.capacity, sizeof(float))
+        if not a:
+            raise MemoryError(f"cannot allocate the {what} statistics of {self.capacity} nodes")
+        self.node_bytes += sizeof(float)
+        return a
 
     @property
     def bytes_per_node(self):

@@ -79,7 +79,7 @@ def positions(folder, n):
     return out
 
 
-def search_position(player, moves, komi, sims, seed):
+def search_position(player, moves, komi, sims):
     """One search from the position after ``moves``; the root children as
     dicts (move, N, V, VM, NM, lam, blend), values from the side that
     played into the child (the root's side to move)."""
@@ -217,7 +217,7 @@ def main(argv=None):
                 path = os.path.join(out, f"pos-{i + 1:04d}.json")
                 if os.path.exists(path):
                     continue
-                children, to_move = search_position(player, moves, komi, args.sims, seed=1000 + i)
+                children, to_move = search_position(player, moves, komi, args.sims)
                 picked = pick(children, args.per_bucket)
                 while True:
                     try:
