@@ -155,15 +155,19 @@ class ScoredRows:
         self._moves[m] = (self.sign * mean, sd)
         return self.sign * mean, sd, True
 
-    def annotate(self, rows, avoid=()):
+    def annotate(self, rows, avoid=(), final=False):
         """``rows`` (the search's root analysis, best first) as
         :class:`Rows`: each shown row gets ``scoreLead`` and ``scoreStdev``
         (at most SCORED_PER_CALL candidates get their own playouts per
         call; the others, and the rows with no visits, the root's), and
-        ``ownership`` is the root's, flat points, from ``color``'s view."""
+        ``ownership`` is the root's, flat points, from ``color``'s view.
+        With the net, ``final`` (the last report of a search) lifts the
+        limit: every shown candidate gets the head's lead after it, so the
+        same query answers with the same figures whatever order its
+        candidates were visited in."""
         out = Rows(rows)
         if self._net is not None:
-            return self._annotate_net(out)
+            return self._annotate_net(out, limit=None if final else SCORED_PER_CALL)
         fresh = 0
         root = self.root()
         sr = self._search_score()
@@ -190,7 +194,7 @@ class ScoredRows:
         out.root_lead = shown[0]["scoreLead"] if shown else root_lead
         return out
 
-    def _annotate_net(self, out):
+    def _annotate_net(self, out, limit=SCORED_PER_CALL):
         root = self.root()
         # the score head after the candidates shown (visited ones, best
         # first), at most SCORED_PER_CALL new ones a call: a net pass a
@@ -201,7 +205,7 @@ class ScoredRows:
             if r.get("lead_n", 0) > 0 or r.get("visits", 0) <= 0:
                 continue
             if r["move"] not in self._moves:
-                if new >= SCORED_PER_CALL:
+                if limit is not None and new >= limit:
                     continue
                 new += 1
             want.append(r["move"])

@@ -720,11 +720,12 @@ class Player(PlayerOptions):
         """``on_info`` for analyses that show scores: it gets the rows as
         engine.analysis.Rows, each with ``scoreLead`` and ``scoreStdev``
         and the root's ``ownership``, for ``color``, in the position of now
-        (genmove plays on)."""
+        (genmove plays on); ``final=True`` for the last report of a search
+        (ScoredRows.annotate)."""
         sc = self.score_rows(color)
 
-        def wrapped(rows):
-            on_info(sc.annotate(rows, avoid))
+        def wrapped(rows, final=False):
+            on_info(sc.annotate(rows, avoid, final=final))
         wrapped.scored = sc
         return wrapped
 

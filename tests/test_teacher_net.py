@@ -194,7 +194,11 @@ def test_analysis_reads_score_and_ownership_from_the_heads(tmp_path):
         assert a["ownership"] == b["ownership"]
         lead_a = {i["move"]: i["scoreLead"] for i in a["moveInfos"]}
         lead_b = {i["move"]: i["scoreLead"] for i in b["moveInfos"]}
-        assert all(lead_a[m] == lead_b[m] for m in lead_a.keys() & lead_b.keys())
+        # every candidate gets the head's lead after it, whatever order the
+        # search visited them in (the net's batches differ: rounding only)
+        both = sorted(lead_a.keys() & lead_b.keys())
+        assert len(both) >= 2
+        assert [lead_a[m] for m in both] == pytest.approx([lead_b[m] for m in both], abs=1e-4)
         board = Board(N)
         for _, v in q["moves"][:t]:
             from engine import coords

@@ -440,7 +440,7 @@ class AnalysisServer:
         asked = "maxVisits" in q or any(k in (q.get("overrideSettings") or {}) for k in ("maxVisits", "maxPlayouts"))
         p.genmove(to_move, play=False, budget=(visits, secs), on_info=on_info,
                   info_interval=float(every) if every else 0.1, avoid=avoid, exact=asked)
-        scored(p.search().analysis())
+        scored(p.search().analysis(), final=True)
         return self._response(q, turn, sink[-1], scored.scored, to_move, during=False)
 
     def _budget(self, q):
