@@ -115,12 +115,15 @@ class Nets:
         net has none (``player.score_source``)."""
         return self._heads(self.scorer(board.size), board)
 
-    def heads(self, board):
-        """The same from the net of ``board``'s size whatever
-        ``player.score_source`` says (kata-raw-nn shows the net as it is),
-        or None when it has no such heads."""
+    def raw(self, board, symmetries=(0,)):
+        """The net of ``board``'s size as it stands (whatever
+        ``player.score_source`` says), the mean over ``symmetries`` (0-7):
+        nets.evaluator.Evaluator.raw's dict, for ``board``'s side to move;
+        None without a net."""
         ev = self.get(board.size) if self._cfg().prior.evaluator == "net" else None
-        return self._heads(ev if ev is not None and getattr(ev, "has_aux", False) else None, board)
+        if ev is None or not hasattr(ev, "raw"):
+            return None
+        return ev.raw(board, symmetries)
 
     @staticmethod
     def _heads(ev, board):

@@ -233,10 +233,10 @@ class Player(PlayerOptions):
         net's heads, or None (Nets.estimate)."""
         return self.nets.estimate(self.game.board.copy())
 
-    def net_heads(self):
-        """(Black's lead, Black's ownership) of the current position from the
-        net's own heads whatever the score source, or None (Nets.heads)."""
-        return self.nets.heads(self.game.board.copy())
+    def net_raw(self, symmetries=(0,)):
+        """The net's own answer for the current position, the mean over
+        ``symmetries`` (Nets.raw): for the side to move; None without a net."""
+        return self.nets.raw(self.game.board.copy(), symmetries)
 
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's

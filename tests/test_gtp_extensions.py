@@ -551,13 +551,43 @@ def test_heatmap_and_kata_raw_nn_show_the_net(capsys):
                     out=open(os.devnull, "w"))
     ok(res, "play b E5")
     lines = ok(res, "kata-raw-nn 0").splitlines()
-    black_lead, black_own = res.player.net_heads()
-    assert lines[4].startswith("whiteLead ") and float(lines[4].split()[1]) == pytest.approx(-black_lead, abs=1e-5)
+    from nets.evaluator import Evaluator
+    from board_ext.board import Board
+    ev = Evaluator.load("nets/weights/9x9-res3.pt")
+    board = res.player.game.board.copy()
+    _, lead, own0 = ev.evaluate_aux([board])        # White to move: the heads speak for White
+    assert lines[4].startswith("whiteLead ") and float(lines[4].split()[1]) == pytest.approx(float(lead[0]), abs=1e-4)
     assert lines[5] == "whiteOwnership"
     own = [[float(v) for v in ln.split()] for ln in lines[6:15]]
-    assert own[0][2] == pytest.approx(-float(black_own[8 * 9 + 2]), abs=1e-5)    # the top row first
+    assert own[0][2] == pytest.approx(float(own0[0][8 * 9 + 2]), abs=1e-4)    # the top row first
     assert lines[15] == "policy" and lines[25].startswith("policyPass ")
-    fail(eng, "kata-raw-nn 3")
+    # symmetry 5 (transpose, then the rows mirrored) of a position is the
+    # net's answer for the turned position, turned back: (x, y) -> (y, 8 - x)
+    from board_ext.board import BLACK, WHITE
+    res.respond("play b C3")                        # Black E5 and C3, White to move
+    n = 9
+    turned = Board(n)
+    turned.play(4 * n + 4, BLACK)                   # E5 is its own image
+    turned.play(6 * n + 2, BLACK)                   # C3 (2, 2) -> (2, 6): C7
+    turned.to_move = WHITE
+    raw0 = ev.raw(turned, [0])
+    sym5 = [ln.split() for ln in ok(res, "kata-raw-nn 5").splitlines()]
+    assert sym5[0] == ["symmetry", "5"] and sym5[15] == ["policy"]
+    pol = [[None if v == "NAN" else float(v) for v in r] for r in sym5[16:25]]
+    seen = 0
+    for x in range(n):
+        for y in range(n):
+            v = pol[n - 1 - y][x]                   # rows top first
+            if v is not None:
+                seen += 1
+                assert v == pytest.approx(float(raw0["policy"][(n - 1 - x) * n + y]), abs=1e-5)
+    assert seen == n * n - 2
+    assert float(sym5[1][1]) == pytest.approx(raw0["value"], abs=1e-5)      # White to move: whiteWin is the value
+    alls = [ln.split() for ln in ok(res, "kata-raw-nn all").splitlines()]
+    assert alls[0] == ["symmetry", "all"]
+    mean = sum(float(ok(res, f"kata-raw-nn {k}").splitlines()[1].split()[1]) for k in range(8)) / 8
+    assert float(alls[1][1]) == pytest.approx(mean, abs=1e-4)
+    assert "0-7 or all" in fail(eng, "kata-raw-nn 8")
     fail(eng, "kata-raw-nn")
     fail(eng, "heatmap bogus")
     nonet = GtpServer(load(None, SMALL + ["prior.evaluator=net", "net.weights=" + os.devnull]),

@@ -214,6 +214,30 @@ def test_analysis_reads_score_and_ownership_from_the_heads(tmp_path):
         assert a["moveInfos"][0]["scoreLead"] == pytest.approx(-black * float(lead2[0]), abs=1e-4)
 
 
+def test_analysis_root_carries_the_nets_raw_answer_and_katagos_edge_fields(tmp_path):
+    """rootInfo's rawWinrate, rawLead and rawScoreSelfplay are the heads'
+    at the root, in the reported perspective (Black's, White to move
+    here); each moveInfo's edgeVisits and weight are its visits and its
+    utilityLcb is 2 lcb - 1; rootInfo has a scoreStdev."""
+    w = aux_weights(tmp_path)
+    q = {"id": "r", "moves": [["B", "E5"], ["W", "C3"], ["B", "G7"]], "rules": "chinese", "komi": 7,
+         "boardXSize": 9, "maxVisits": 30}
+    got = analyse([q], ["prior.evaluator=net", f"net.weights={w}", "search.seed=0"])
+    a = next(r for r in got if not r["isDuringSearch"])
+    board = Board(N)
+    from engine import coords
+    for _, v in q["moves"]:
+        board.play(coords.from_gtp(v, N))
+    v, lead, _ = Evaluator.load(w).evaluate_aux([board])     # White to move: White's
+    ri = a["rootInfo"]
+    assert ri["rawWinrate"] == pytest.approx(1.0 - float(v[0]), abs=1e-5)
+    assert ri["rawLead"] == pytest.approx(-float(lead[0]), abs=1e-4) == ri["rawScoreSelfplay"]
+    assert ri["rawNoResultProb"] == 0.0 and "scoreStdev" in ri
+    for mi in a["moveInfos"]:
+        assert mi["edgeVisits"] == mi["visits"] == mi["weight"]
+        assert mi["utilityLcb"] == pytest.approx(2 * mi["lcb"] - 1)
+
+
 def test_a_net_without_the_heads_falls_back_to_playouts_and_says_so_once(capsys):
     from engine.config import load
     from engine.player import Player

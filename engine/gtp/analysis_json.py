@@ -24,9 +24,13 @@ One JSON object a line on stdin, one a line on stdout:
   rules (tromp-taylor, stone_scoring, rules objects ...) with a warning
   line saying how they are scored;
 - a response per analysed turn: ``id``, ``turnNumber``, ``isDuringSearch``
-  false, ``moveInfos`` (move, visits, winrate, scoreLead, scoreMean,
-  scoreStdev, prior, lcb, order, pv), ``rootInfo`` (visits, winrate,
-  scoreLead, currentPlayer), ``ownership`` and ``policy`` when asked;
+  false, ``moveInfos`` (move, visits, edgeVisits and weight (both the
+  visits: a node has one edge, a visit weighs 1), winrate, scoreLead,
+  scoreMean, scoreSelfplay, scoreStdev, prior, lcb, utility, utilityLcb,
+  order, pv), ``rootInfo`` (visits, winrate, scoreLead, scoreSelfplay,
+  scoreStdev, utility, currentPlayer, and with a net rawWinrate,
+  rawNoResultProb, rawLead and rawScoreSelfplay: the net's own answer at
+  the root), ``ownership`` and ``policy`` when asked;
   win rates, score leads and ownership are Black's by default (KataGo's
   ``reportAnalysisWinratesAs = BLACK``, KaTrain's setting); ownership is
   row by row from the top;
@@ -431,17 +435,18 @@ class AnalysisServer:
         avoid = self._avoid_set(q, to_move, size)
         sink = []
         scored = p.scored_rows(to_move, sink.append, avoid)
+        raw = p.net_raw()                   # rootInfo's raw fields: the net's own answer at the root
         every = q.get("reportDuringSearchEvery")
         on_info = None
         if every:
             def on_info(rows):
                 scored(rows)
-                self._send(self._response(q, turn, sink[-1], scored.scored, to_move, during=True))
+                self._send(self._response(q, turn, sink[-1], scored.scored, to_move, during=True, raw=raw))
         asked = "maxVisits" in q or any(k in (q.get("overrideSettings") or {}) for k in ("maxVisits", "maxPlayouts"))
         p.genmove(to_move, play=False, budget=(visits, secs), on_info=on_info,
                   info_interval=float(every) if every else 0.1, avoid=avoid, exact=asked)
         scored(p.search().analysis(), final=True)
-        return self._response(q, turn, sink[-1], scored.scored, to_move, during=False)
+        return self._response(q, turn, sink[-1], scored.scored, to_move, during=False, raw=raw)
 
     def _budget(self, q):
         """(visits, seconds) of a query: maxVisits (or overrideSettings'
@@ -487,7 +492,7 @@ class AnalysisServer:
                         "usesHumanSLProfile": False, "version": 0, "usingFP16": False})
         return out
 
-    def _response(self, q, turn, an, sc, to_move, during):
+    def _response(self, q, turn, an, sc, to_move, during, raw=None):
         p = self.player
         size = q.get("boardXSize", 19)
         persp = str((q.get("overrideSettings") or {}).get("reportAnalysisWinratesAs", "BLACK")).upper()
@@ -501,10 +506,14 @@ class AnalysisServer:
         shown = [x for x in an if x.get("visits", 0) > 0]
         for order, r in enumerate(shown):
             wr = wr_of(r["winrate"])
-            infos.append({"move": p.vtx(r["move"]), "visits": int(r["visits"]), "winrate": wr,
+            lcb = wr_of(r.get("lcb", r["winrate"]))
+            # a node has one edge here, and every visit weighs 1
+            infos.append({"move": p.vtx(r["move"]), "visits": int(r["visits"]), "edgeVisits": int(r["visits"]),
+                          "weight": float(r["visits"]), "winrate": wr,
                           "scoreLead": sign * r["scoreLead"], "scoreMean": sign * r["scoreLead"],
+                          "scoreSelfplay": sign * r["scoreLead"],
                           "scoreStdev": r["scoreStdev"], "prior": float(r.get("prior", 0.0)),
-                          "lcb": wr_of(r.get("lcb", r["winrate"])), "utility": 2 * wr - 1,
+                          "lcb": lcb, "utility": 2 * wr - 1, "utilityLcb": 2 * lcb - 1,
                           "order": order, "pv": [p.vtx(m) for m in r.get("pv") or [r["move"]]]})
             if q.get("includePVVisits") and r.get("pv_visits"):
                 infos[-1]["pvVisits"] = [int(v) for v in r["pv_visits"]]
@@ -515,8 +524,18 @@ class AnalysisServer:
         out = {"id": q["id"], "turnNumber": turn, "isDuringSearch": bool(during), "moveInfos": infos,
                "rootInfo": {"visits": sum(i["visits"] for i in infos),
                             "winrate": best["winrate"] if best else 0.5,
-                            "scoreLead": sign * an.root_lead, "utility": 2 * (best["winrate"] if best else 0.5) - 1,
+                            "scoreLead": sign * an.root_lead, "scoreSelfplay": sign * an.root_lead,
+                            "scoreStdev": best["scoreStdev"] if best else 0.0,
+                            "utility": 2 * (best["winrate"] if best else 0.5) - 1,
                             "currentPlayer": "B" if to_move == BLACK else "W"}}
+        if raw is not None:
+            # the net's own answer at the root, before any search (KataGo's raw fields)
+            ri = out["rootInfo"]
+            if raw["value"] is not None:
+                ri["rawWinrate"] = wr_of(raw["value"])
+                ri["rawNoResultProb"] = 0.0
+            if raw["lead"] is not None:
+                ri["rawLead"] = ri["rawScoreSelfplay"] = sign * raw["lead"]
 
         def rows_from_top(own):
             own = [sign * v for v in own]

@@ -43,7 +43,7 @@ HELP = {
     "genmove_analyze": "genmove_analyze COLOR [INTERVAL]: as lz-genmove_analyze",
     "kata-analyze": "kata-analyze [COLOR] [INTERVAL] [ownership true] ...: KataGo's info lines (scores, ownership)",
     "heatmap": "heatmap: the net's move priors in Leela Zero's form (per mille, on stderr)",
-    "kata-raw-nn": "kata-raw-nn 0: the net's raw output in KataGo's form (priors, win and loss)",
+    "kata-raw-nn": "kata-raw-nn SYMMETRY (0-7 or all): the net's raw output in KataGo's form (priors, win and loss, lead and ownership)",
     "kata-genmove_analyze": "kata-genmove_analyze COLOR [INTERVAL] ...: kata-analyze lines, then 'play V'",
 }
 
@@ -268,28 +268,38 @@ class AnalysisCommands:
         return ""
 
     def cmd_kata_raw_nn(self, args):
-        """KataGo's kata-raw-nn for the net's own orientation (symmetry 0):
-        whiteWin/whiteLoss when the net has a value head, whiteLead and
-        whiteOwnership (rows top first) when it has score and ownership
-        heads, the policy as rows top first (NAN on illegal points) and
-        policyPass."""
+        """KataGo's kata-raw-nn SYMMETRY: the net's own answer under that
+        symmetry (0-7, turned back to the board's orientation) or the mean
+        over all eight (``all``): whiteWin/whiteLoss when the net has a
+        value head, whiteLead and whiteOwnership (rows top first) when it
+        has score and ownership heads, the policy as rows top first (NAN on
+        illegal points) and policyPass."""
         self._nargs(args, 1, usage="kata-raw-nn SYMMETRY")
-        if args[0] != "0":
-            raise GtpFail(f"symmetry '{args[0]}' not supported: the net is evaluated as it stands (0)")
-        pr, value = self._net_output()
+        sym = args[0].lower()
+        if sym == "all":
+            syms = range(8)
+        elif sym in tuple("01234567"):
+            syms = (int(sym),)
+        else:
+            raise GtpFail(f"syntax error: kata-raw-nn SYMMETRY takes 0-7 or all, not '{args[0]}'")
+        self._net_output()                  # no net, or a named one that does not load: the usual error
+        got = self.player.net_raw(syms)
+        if got is None:
+            raise GtpFail(f"no net for {self.size}x{self.size}")
         n = self.size
+        white_sign = 1.0 if self.game.to_move == WHITE else -1.0     # the net speaks for the side to move
         legal = set(self.game.board.legal_moves())
-        out = ["symmetry 0"]
-        if value is not None:
-            white = value if self.game.to_move == WHITE else 1.0 - value
+        out = [f"symmetry {sym}"]
+        if got["value"] is not None:
+            white = got["value"] if white_sign > 0 else 1.0 - got["value"]
             out += [f"whiteWin {white:.6f}", f"whiteLoss {1.0 - white:.6f}", "noResult 0"]
-        est = self.player.net_heads()
-        if est is not None:
-            black_lead, black_own = est
-            out.append(f"whiteLead {-float(black_lead):.6f}")
+        if got["lead"] is not None:
+            own = got["ownership"]
+            out.append(f"whiteLead {white_sign * got['lead']:.6f}")
             out.append("whiteOwnership")
             for y in range(n - 1, -1, -1):
-                out.append(" ".join(f"{-float(black_own[y * n + x]):.6f}" for x in range(n)))
+                out.append(" ".join(f"{white_sign * float(own[y * n + x]):.6f}" for x in range(n)))
+        pr = got["policy"]
         out.append("policy")
         for y in range(n - 1, -1, -1):
             out.append(" ".join(f"{float(pr[y * n + x]):.6f}" if y * n + x in legal else "NAN"
