@@ -47,9 +47,41 @@ def atomic_write(path, text):
         raise
 
 
+def atomic_save(path, save, mode=None):
+    """Write ``path`` whole with ``save(fh)``, which writes the file's bytes
+    to the open binary file ``fh`` (np.savez, torch.save, a figure's
+    savefig, a copy): a temporary file beside it (``.tmp-...<name>.part``,
+    hidden, and matched by no pattern of the real file's extension), given
+    ``mode`` (default: the mode open() would give), then os.replace; a
+    failed or interrupted save leaves no temporary file behind."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=f".{os.path.basename(path)}.part", dir=d)
+    try:
+        os.fchmod(fd, _FILE_MODE if mode is None else mode)
+        with os.fdopen(fd, "wb") as fh:
+            save(fh)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def atomic_copy(src, path, mode=None):
+    """Copy the file ``src`` to ``path`` whole (:func:`atomic_save`)."""
+    import shutil
+
+    def copy(fh):
+        with open(src, "rb") as f:
+            shutil.copyfileobj(f, fh)
+    atomic_save(path, copy, mode)
+
+
 def atomic_savefig(fig, path, dpi=100):
-    """Save a matplotlib figure to ``path`` as a whole file (a temporary
-    file beside it, then os.replace)."""
-    tmp = path + ".tmp.png"
-    fig.savefig(tmp, dpi=dpi)
-    os.replace(tmp, path)
+    """Save a matplotlib figure to ``path`` as a whole file, in the format
+    its extension names (:func:`atomic_save`)."""
+    fmt = os.path.splitext(path)[1].lstrip(".") or "png"
+    atomic_save(path, lambda fh: fig.savefig(fh, dpi=dpi, format=fmt))

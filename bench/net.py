@@ -102,7 +102,7 @@ def main(argv=None):
     import torch
     from board_ext.features import planes_batch
     from nets.evaluator import Evaluator, available_sizes, weights_path
-    from nets.model import PolicyNet
+    from nets.model import GoNet
 
     torch.set_num_threads(args.threads)
     if args.size in available_sizes():
@@ -111,7 +111,7 @@ def main(argv=None):
         print(f"weights: {weights_path(args.size)}")
     else:
         torch.manual_seed(0)
-        ev = Evaluator(PolicyNet(board_size=args.size), threads=args.threads, cache_size=0,
+        ev = Evaluator(GoNet(board_size=args.size), threads=args.threads, cache_size=0,
                        precision=args.precision)
         print(f"weights: random init (no {weights_path(args.size)})")
     model = ev.model
@@ -151,7 +151,7 @@ def second_round(args):
     one's, alternating in rounds (same positions, cache off)."""
     import torch
     from nets.evaluator import Evaluator
-    from nets.model import ModelConfig, PolicyNet
+    from nets.model import ModelConfig, GoNet
     torch.set_num_threads(args.threads)
     ref = Evaluator.load(args.size, threads=args.threads, cache_size=0, precision=args.precision)
     if args.second_round:
@@ -160,7 +160,7 @@ def second_round(args):
         print(f"second round: {args.second_round}")
     else:
         torch.manual_seed(0)
-        new = Evaluator(PolicyNet(ModelConfig(board_size=args.size, value_head=True)),
+        new = Evaluator(GoNet(ModelConfig(board_size=args.size, value_head=True)),
                         threads=args.threads, cache_size=0, precision=args.precision)
         print("second round: random init of its architecture")
     print(f"shipped {ref.config.name} ({ref.config.in_planes} planes, heads {ref.config.heads}); "

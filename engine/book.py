@@ -22,16 +22,8 @@ from engine import coords
 
 log = logging.getLogger("gomcts.player")
 
-BOOKS_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "books")
-
-
 class BookError(ValueError):
     """A book file that cannot be read (the message names the file)."""
-
-
-def book_path(size):
-    """The shipped book for a board size (it may not exist)."""
-    return os.path.join(BOOKS_DIR, f"{size}x{size}.json")
 
 
 def _sym(k, x, y, n):

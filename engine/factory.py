@@ -84,7 +84,7 @@ def load_evaluator(cfg, size):
                 and not ev.has_value:
             from engine.config import ConfigError
             raise ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
-                              f"and tree.{key} = {v} uses its value")
+                              f"and search.{key} = {v} uses its value")
     return ev
 
 

@@ -20,7 +20,6 @@ Errors are typed and leave the game unchanged:
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from atomicio import atomic_write
@@ -232,13 +231,6 @@ class Game:
             del self.history[len(self.history) - n:]
             self._rebuild()
         self.result = None
-
-    def set_comment(self, comment):
-        """Comment of the last move (or of the root when there is none)."""
-        if self.history:
-            self.history[-1].comment = comment
-        else:
-            self.root_comment = comment
 
     def setup(self, black=(), white=(), to_move=None):
         """Place setup stones (handicap, gogui-setup, SGF AB/AW). Before the

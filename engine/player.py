@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import sys
 import threading
 import time
 
@@ -37,7 +36,7 @@ from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import config as configmod
 from engine import coords
 from engine.game import Game, GameError, SgfError
-from engine.book import Shelf, book_path
+from engine.book import Shelf
 from engine.endgame import Endgame
 from engine.scoring import dynamic_komi, handicap_bonus, Estimate
 from engine.timecontrol import TimeControl, TimeError
@@ -606,10 +605,11 @@ class Player(PlayerOptions):
         return move
 
     def book(self):
-        """The opening book for the board size (``player.book_file`` or the
-        shipped books/NxN.json), or None (engine.book.Shelf)."""
-        return self._shelf.get(self.cfg.player.book_file or book_path(self.size), self.size,
-                               must_exist=bool(self.cfg.player.book_file))
+        """The opening book ``player.book_file`` for the board size, or None
+        (no book named; engine.book.Shelf).  No book ships."""
+        if not self.cfg.player.book_file:
+            return None
+        return self._shelf.get(self.cfg.player.book_file, self.size, must_exist=True)
 
     def _book_move(self, board, avoid=()):
         """The book's move for ``board``, or None (book off, handicap, no

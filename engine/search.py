@@ -57,13 +57,6 @@ class SearchResult:
     child_visits: dict = field(default_factory=dict)   # {move: real visits} of the root's children
 
 
-def value_phase(board):
-    """0 opening, 1 middle game, 2 endgame, by moves played
-    (board_ext.phases, the phases nets/calibration.py measures the value
-    head's worth in)."""
-    return board_phase(board)
-
-
 def search_threads(cfg):
     """The threads a search of ``cfg`` runs: ``search.threads``; 0 means one
     a core, or one where a seed is set (several threads never replay a
@@ -226,7 +219,7 @@ class Search:
         fades with the root's move number in its kernel: rave.net_fade.)"""
         lam = self.cfg.search.value_lambda
         if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
-            self.tree.configure(value_lambda=lam[value_phase(board)] if len(lam) == 3 else lam[0])
+            self.tree.configure(value_lambda=lam[board_phase(board)] if len(lam) == 3 else lam[0])
 
     def _root_set(self):
         """After a new root: forbid its positional-superko moves (the tree

@@ -128,14 +128,8 @@ def main(argv=None):
     res = calibrate(args.weights, args.data, args.komi, args.seed, every=args.every)
     text = table(res, args.weights, args.data, args.komi, args.every)
     if args.out:
-        import os
-        import tempfile
-        d = os.path.dirname(os.path.abspath(args.out))
-        fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-")
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, args.out)
+        from atomicio import atomic_write
+        atomic_write(args.out, text)
     print(text)
     return 0
 

@@ -70,15 +70,6 @@ class Positions:
     def __len__(self):
         return len(self.y)
 
-    def subset(self, mask_or_idx) -> "Positions":
-        def sub(a):
-            return None if a is None else a[mask_or_idx]
-        return Positions(self.X[mask_or_idx], self.y[mask_or_idx], self.game[mask_or_idx],
-                         self.size, list(self.levels),
-                         int(len(np.unique(self.game[mask_or_idx]))), list(self.shards),
-                         self.skipped_moves, sub(self.z), sub(self.move_no), sub(self.pi),
-                         list(self.bad_shards))
-
 
 def one_hot(y: np.ndarray, n_moves: int) -> np.ndarray:
     """float16 (N, n_moves): the policy target of positions with no visit
@@ -216,12 +207,9 @@ def build_shard(shard: str, cache: bool = True, n_planes: int = NUM_PLANES) -> S
     if visits is not None and len(visits) != len(y):
         raise ValueError(f"{len(visits)} visit rows for {len(y)} labelled positions")
     if cache:
-        os.makedirs(os.path.dirname(cpath), exist_ok=True)
-        tmp = f"{cpath}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            np.savez(f, Xp=np.packbits(X.reshape(len(y), -1), axis=1), y=y, game=game, z=zz,
-                     move_no=move_no, fingerprint=fp, skipped=np.int64(skipped))
-        os.replace(tmp, cpath)
+        from atomicio import atomic_save
+        atomic_save(cpath, lambda f: np.savez(f, Xp=np.packbits(X.reshape(len(y), -1), axis=1), y=y, game=game,
+                                              z=zz, move_no=move_no, fingerprint=fp, skipped=np.int64(skipped)))
     return Shard(X, y, game, zz, move_no, size, level, n_games, skipped, visits)
 
 

@@ -78,7 +78,7 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
         i += 1
     conv_heads = "policy_conv.weight" in sd
     if not convs or ("fc.weight" not in sd and not conv_heads):
-        raise WeightsError(f"{where}: not a PolicyNet state_dict (expected keys conv1.weight.."
+        raise WeightsError(f"{where}: not a GoNet state_dict (expected keys conv1.weight.."
                            f"conv7.weight, fc.weight; found {sorted(sd)[:8]}...)")
     widths = tuple(int(w.shape[0]) for w in convs)
     kernels = tuple(int(w.shape[2]) for w in convs)
@@ -118,15 +118,30 @@ def config_from_state_dict(sd: dict, where: str = "weights", size: int | None = 
         raise WeightsError(f"{where}: {e}") from None
 
 
-def _metadata_size(path: str):
-    """The board size in the metadata file next to the weights, or None."""
+def _saved_config(path: str, size: int | None = None):
+    """The ModelConfig saved in the metadata file next to the weights
+    (``<name>.json``, its ``model_config``), or None where there is none;
+    a fully convolutional net is read at ``size`` when one is asked for.
+    WeightsError names the file when it cannot be read."""
     import json
+    from nets.model import ModelConfig
     meta = os.path.splitext(path)[0] + ".json"
+    if not os.path.exists(meta):
+        return None
     try:
         with open(meta) as f:
-            return int(json.load(f)["model_config"]["board_size"])
-    except (OSError, ValueError, KeyError, TypeError):
+            mc = json.load(f).get("model_config")
+    except (OSError, ValueError, AttributeError) as e:
+        raise WeightsError(f"{meta}: unreadable metadata ({e})") from None
+    if not mc:
         return None
+    try:
+        mc = dict(mc)
+        if size is not None and mc.get("policy_head") == "conv":
+            mc["board_size"] = size
+        return ModelConfig.from_dict(mc)
+    except (ValueError, TypeError) as e:
+        raise WeightsError(f"{meta}: model_config does not describe a net ({e})") from None
 
 
 def check_metadata(path: str, cfg) -> None:
@@ -201,7 +216,7 @@ def _turn_back(t, s):
 
 
 class Evaluator:
-    """Batched move priors (+ Conv7 features) of a :class:`nets.model.PolicyNet`.
+    """Batched move priors (+ Conv7 features) of a :class:`nets.model.GoNet`.
 
     ``Evaluator(model, threads=1, cache_size=4096, name=None)``; usually
     :meth:`Evaluator.load`.  ``threads`` sets torch's (process-wide)
@@ -290,15 +305,16 @@ class Evaluator:
             sd = sd["state_dict"]
         if not isinstance(sd, dict):
             raise WeightsError(f"{path}: expected a state_dict, found {type(sd).__name__}")
-        # a fully convolutional net reads at any size: the one asked for, else its metadata's
-        cfg = config_from_state_dict(sd, path, size=size or board_size or _metadata_size(path))
+        # the net is what its saved ModelConfig says (the metadata file
+        # beside the weights); a file without one is read off its tensors
+        saved = _saved_config(path, size or board_size)
+        cfg = saved if saved is not None else config_from_state_dict(sd, path, size=size or board_size)
         if size is not None and cfg.board_size != size:
             raise WeightsError(f"{path}: weights are for {cfg.board_size}x{cfg.board_size}, "
                                f"expected {size}x{size}")
         if expect_config is not None and cfg != expect_config:
             raise WeightsError(f"{path}: architecture {cfg.name} {cfg.to_dict()} differs from "
                                f"the expected {expect_config.name} {expect_config.to_dict()}")
-        check_metadata(path, cfg)
         if need_value and not cfg.value_head:
             raise WeightsError(f"{path}: the net has no value head (heads {cfg.heads}), "
                                f"and the config mixes the value in (search.value_lambda > 0)")
@@ -306,6 +322,9 @@ class Evaluator:
         try:
             model.load_state_dict({k: v.float() for k, v in sd.items()}, strict=True)
         except RuntimeError as e:
+            if saved is not None:
+                # say where the saved config and the tensors part ways
+                check_metadata(path, config_from_state_dict(sd, path, size=cfg.board_size))
             raise WeightsError(f"{path}: state_dict does not match {cfg.name}: {e}") from None
         name = os.path.splitext(os.path.basename(path))[0]
         return cls(model, threads=threads, cache_size=cache_size, name=name, path=path,

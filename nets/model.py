@@ -1,9 +1,16 @@
-"""The move-prediction net of Clark & Storkey (ICML 2015), as M-MCTS uses it.
+"""The engine's net (:class:`GoNet`): a convolutional trunk and up to four
+heads, for the side to move: the move (logits over the points and pass),
+the value (the probability of winning), the score (the lead in points) and
+the ownership (each point's owner, -1..1).  The shipped nets (``9x9-res3``,
+``19x19-res4``) are residual trunks of 13 layers of 64 filters with all
+four heads, taught by KataGo's nets (nets/teacher.py); ``ModelConfig``
+says which parts a net has, and is saved beside its weights.
 
-Xiao, Mei and Mueller (AAAI 2018) take the 7-layer convolutional policy net
-of Clark & Storkey, "Training Deep Convolutional Neural Networks to Play Go"
-(ICML 2015), and use its Conv7 activations as the raw state features zeta(s)
-of the value memory.  The architecture:
+The trunk started as the move-prediction net of Clark & Storkey, "Training
+Deep Convolutional Neural Networks to Play Go" (ICML 2015), which Xiao, Mei
+and Mueller (AAAI 2018) use for the M-MCTS value memory: its Conv7
+activations are the raw state features zeta(s).  That net is still the
+default ``ModelConfig`` (the papers' reproductions build it):
 
 =======  =========  ======
 layer    filters    kernel
@@ -80,7 +87,8 @@ SCORE_SCALE = 20.0      # the score head's output times this is the lead in poin
 
 @dataclass(frozen=True)
 class ModelConfig:
-    """Architecture of a :class:`PolicyNet`; stored with weights, checked on load."""
+    """Architecture of a :class:`GoNet`; saved beside its weights (the
+    metadata's ``model_config``), and the net is built from it at load."""
     board_size: int = 9
     in_planes: int = NUM_PLANES
     widths: tuple = CS_WIDTHS
@@ -176,11 +184,14 @@ class ModelConfig:
         return cls(board_size=board_size, widths=(width,) * 7, kernels=(3,) * 7, **kw)
 
 
-class PolicyNet(nn.Module):
-    """Clark & Storkey move predictor with layers ``conv1..conv7`` and ``fc``.
+class GoNet(nn.Module):
+    """The trunk ``conv1..convN`` (plain, or residual blocks) and the heads
+    its ModelConfig names: move (``fc`` or ``policy_conv``), value, score
+    and ownership.
 
-    ``forward(x)`` -> logits (B, n*n+1); ``conv7(x)`` -> last conv
-    activations (B, widths[-1], n, n).  ``x`` is float (B, in_planes, n, n).
+    ``forward(x)`` -> move logits (B, n*n+1); ``forward_heads(x)`` -> every
+    head and the trunk's last activations (B, widths[-1], n, n).  ``x`` is
+    float (B, in_planes, n, n).
     """
 
     def __init__(self, config: ModelConfig | None = None, *, board_size: int | None = None,
@@ -356,4 +367,4 @@ def build(config: ModelConfig | None = None, **kw) -> nn.Module:
     """The one place a net is made from its config: the evaluator (loading
     weights) and the trainer call it.  A new architecture is a ModelConfig
     setting that this function reads (docs/HACKING.md)."""
-    return PolicyNet(config, **kw)
+    return GoNet(config, **kw)

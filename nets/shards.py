@@ -50,21 +50,12 @@ def make_shard(moves, is_label, offsets, seeds, scores, size, level, komi, **ext
 
 
 def save_shard(path, arrays):
-    """np.savez_compressed to a hidden temporary file (``.NAME.tmp``, which
-    no ``*.npz`` pattern matches), renamed into place (0644): a killed run
-    leaves no partial shard, and an interrupted write removes its
-    temporary file."""
-    d, name = os.path.split(path)
-    tmp = os.path.join(d, f".{name}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            np.savez_compressed(f, **arrays)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    """np.savez_compressed, written whole (atomicio.atomic_save: a hidden
+    temporary file that no ``*.npz`` pattern matches, renamed into place,
+    0644): a killed run leaves no partial shard, and an interrupted write
+    removes its temporary file."""
+    from atomicio import atomic_save
+    atomic_save(path, lambda f: np.savez_compressed(f, **arrays), mode=0o644)
 
 
 def load_shard(path):

@@ -6,12 +6,12 @@ import os
 import pytest
 import torch
 
-from nets.model import ModelConfig, PolicyNet
+from nets.model import ModelConfig, GoNet
 from tools import netloop
 
 
 def _tiny(path, **kw):
-    torch.save({k: v.half() for k, v in PolicyNet(ModelConfig.tiny(9, **kw)).state_dict().items()}, path)
+    torch.save({k: v.half() for k, v in GoNet(ModelConfig.tiny(9, **kw)).state_dict().items()}, path)
     return str(path)
 
 

@@ -11,7 +11,7 @@ from board_ext.board import Board
 from board_ext.features import NUM_PLANES, planes
 from nets import data as D
 from nets.evaluator import Evaluator, WeightsError, available_sizes, weights_path
-from nets.model import ModelConfig, PolicyNet, masked_softmax
+from nets.model import ModelConfig, GoNet, masked_softmax
 
 torch.set_num_threads(1)
 
@@ -126,7 +126,7 @@ def test_augmenter_keeps_label_and_planes_consistent(positions):
 # -- model -------------------------------------------------------------------------
 
 def test_model_shapes_and_names():
-    m = PolicyNet(ModelConfig(board_size=N))
+    m = GoNet(ModelConfig(board_size=N))
     assert m.config.name == "cs7-9x9-p30" and not m.config.value_head
     names = [k for k in m.state_dict() if k.endswith(".weight")]
     assert names == [f"conv{i}.weight" for i in range(1, 8)] + ["fc.weight"]
@@ -149,7 +149,7 @@ def test_masked_softmax():
 @pytest.mark.slow
 def test_tiny_net_learns(positions):
     torch.manual_seed(0)
-    m = PolicyNet(ModelConfig.tiny(N, width=16))
+    m = GoNet(ModelConfig.tiny(N, width=16))
     X = torch.from_numpy(positions.X[:24]).float()
     y = torch.from_numpy(positions.y[:24])
     opt = torch.optim.Adam(m.parameters(), lr=3e-3)
@@ -229,7 +229,7 @@ def ko_board():
 
 def test_evaluator_priors_are_legal_distributions():
     torch.manual_seed(0)
-    ev = Evaluator(PolicyNet(ModelConfig(board_size=N)), threads=1, cache_size=8)
+    ev = Evaluator(GoNet(ModelConfig(board_size=N)), threads=1, cache_size=8)
     kb, ko = ko_board()
     assert kb.ko == ko and not kb.is_legal(ko)
     boards = [Board(N), kb]
@@ -276,7 +276,7 @@ def test_evaluator_device():
     with pytest.raises(C.ConfigError, match="net.device"):
         C.load(None, ["net.device=tpu"])
     torch.manual_seed(0)
-    model = PolicyNet(ModelConfig(board_size=N))
+    model = GoNet(ModelConfig(board_size=N))
     gpu_model = copy.deepcopy(model)
     b = Board(N)
     for m in GAMES[1][0][:20]:
@@ -298,7 +298,7 @@ def test_evaluator_device():
 
 def test_bad_weights_raise(tmp_path):
     torch.manual_seed(0)
-    sd = {k: v.half() for k, v in PolicyNet(ModelConfig.tiny(7)).state_dict().items()}
+    sd = {k: v.half() for k, v in GoNet(ModelConfig.tiny(7)).state_dict().items()}
     bad = tmp_path / "9x9.pt"
     torch.save(sd, bad)
     with pytest.raises(WeightsError, match="9x9.pt.*7x7, expected 9x9"):
@@ -448,7 +448,7 @@ def test_augmenter_moves_visit_targets_with_the_planes(positions):
 def test_value_head_evaluator_and_metadata_checks(tmp_path):
     from nets.evaluator import check_metadata
     cfg = ModelConfig.tiny(N, value_head=True)
-    m = PolicyNet(cfg)
+    m = GoNet(cfg)
     assert cfg.heads == ["policy", "value"] and cfg.name.endswith("-v")
     ev = Evaluator(m, threads=1, cache_size=8)
     boards = [Board(N), Board(N)]
@@ -467,7 +467,7 @@ def test_value_head_evaluator_and_metadata_checks(tmp_path):
     with pytest.raises(WeightsError, match="heads"):
         Evaluator.load(str(w))
     nov = tmp_path / "p.pt"
-    torch.save({k: v.half() for k, v in PolicyNet(ModelConfig.tiny(N)).state_dict().items()}, nov)
+    torch.save({k: v.half() for k, v in GoNet(ModelConfig.tiny(N)).state_dict().items()}, nov)
     with pytest.raises(WeightsError, match="no value head"):
         Evaluator.load(str(nov), need_value=True)
     check_metadata(str(nov), ModelConfig.tiny(N))     # no metadata file: nothing to check
@@ -475,7 +475,7 @@ def test_value_head_evaluator_and_metadata_checks(tmp_path):
 
 def test_first_round_weights_read_fifteen_planes(tmp_path):
     from board_ext.features import planes_batch
-    m = PolicyNet(ModelConfig.tiny(N, in_planes=15))
+    m = GoNet(ModelConfig.tiny(N, in_planes=15))
     w = tmp_path / "old.pt"
     torch.save({k: v.half() for k, v in m.state_dict().items()}, w)
     ev = Evaluator.load(str(w), cache_size=0)
@@ -495,7 +495,7 @@ def test_value_lambda_needs_a_value_head(tmp_path):
     from engine import config
     from engine.factory import load_evaluator
     w = tmp_path / "policy_only.pt"
-    torch.save({k: v.half() for k, v in PolicyNet(ModelConfig.tiny(N)).state_dict().items()}, w)
+    torch.save({k: v.half() for k, v in GoNet(ModelConfig.tiny(N)).state_dict().items()}, w)
     cfg = config.load(None, [f"net.weights={w}", "search.value_lambda=0.5"])
     with pytest.raises(config.ConfigError, match="no value head"):
         load_evaluator(cfg, N)
@@ -507,10 +507,10 @@ def test_init_from_a_first_round_net(tmp_path):
     as that net: the new planes start at zero weight."""
     from board_ext.features import planes_batch
     from nets.train import init_from
-    old = PolicyNet(ModelConfig.tiny(N, in_planes=15))
+    old = GoNet(ModelConfig.tiny(N, in_planes=15))
     w = tmp_path / "old.pt"
     torch.save(old.state_dict(), w)
-    new = PolicyNet(ModelConfig.tiny(N, value_head=True))
+    new = GoNet(ModelConfig.tiny(N, value_head=True))
     line = init_from(new, str(w))
     assert "conv1.weight" in line and "value_fc2.weight" in line
     b = Board(N)
@@ -520,10 +520,10 @@ def test_init_from_a_first_round_net(tmp_path):
         lo = old(torch.from_numpy(planes_batch([b], n_planes=15)))
         ln = new(torch.from_numpy(planes_batch([b])))
     assert torch.allclose(lo, ln, atol=1e-5)
-    wide = PolicyNet(ModelConfig.tiny(N, width=16))
+    wide = GoNet(ModelConfig.tiny(N, width=16))
     torch.save(wide.state_dict(), tmp_path / "wide.pt")
     with pytest.raises(ValueError, match="shape"):
-        init_from(PolicyNet(ModelConfig.tiny(N)), str(tmp_path / "wide.pt"))   # narrower: refused
+        init_from(GoNet(ModelConfig.tiny(N)), str(tmp_path / "wide.pt"))   # narrower: refused
 
 
 def test_init_from_widens_a_net_in_place_keeping_what_it_computes(tmp_path):
@@ -531,9 +531,9 @@ def test_init_from_widens_a_net_in_place_keeping_what_it_computes(tmp_path):
     narrower net's weights and compute what it did: every head's output is
     the same; the new channels then have gradients to learn from."""
     from nets.train import init_from
-    old = PolicyNet(ModelConfig.tiny(N, width=8, value_head=True, aux_heads=True))
+    old = GoNet(ModelConfig.tiny(N, width=8, value_head=True, aux_heads=True))
     torch.save(old.state_dict(), tmp_path / "old.pt")
-    new = PolicyNet(ModelConfig(board_size=N, widths=(12, 12, 12, 10, 10, 9, 9), kernels=(3,) * 7,
+    new = GoNet(ModelConfig(board_size=N, widths=(12, 12, 12, 10, 10, 9, 9), kernels=(3,) * 7,
                                 value_head=True, aux_heads=True))
     line = init_from(new, str(tmp_path / "old.pt"))
     assert "conv4.weight" in line and "fc.weight" in line and "fresh: none" in line
@@ -555,12 +555,12 @@ def test_init_from_widens_a_residual_net_with_global_pooling(tmp_path):
     torch.manual_seed(1)
     kw = dict(board_size=N, kernels=(3,) * 5, residual=True, global_pool=(1, 2), policy_head="conv",
               value_head=True, aux_heads=True)
-    old = PolicyNet(ModelConfig(widths=(8,) * 5, **kw))
+    old = GoNet(ModelConfig(widths=(8,) * 5, **kw))
     with torch.no_grad():
         for p in old.parameters():
             p.add_(torch.randn_like(p) * 0.1)       # pooling weights away from their zero init
     torch.save(old.state_dict(), tmp_path / "old.pt")
-    new = PolicyNet(ModelConfig(widths=(12,) * 5, **kw))
+    new = GoNet(ModelConfig(widths=(12,) * 5, **kw))
     line = init_from(new, str(tmp_path / "old.pt"))
     assert "gpool1.weight" in line and "fresh: none" in line
     x = torch.rand(3, new.config.in_planes, N, N)
@@ -577,7 +577,7 @@ def test_net_precision_reaches_the_evaluator(tmp_path):
     from engine.factory import load_evaluator
     torch.manual_seed(0)
     w = tmp_path / "tiny.pt"
-    torch.save(PolicyNet(ModelConfig.tiny(N, value_head=True)).state_dict(), w)
+    torch.save(GoNet(ModelConfig.tiny(N, value_head=True)).state_dict(), w)
     ev32 = load_evaluator(config.load(None, [f"net.weights={w}"]), N)
     ev16 = load_evaluator(config.load(None, [f"net.weights={w}", "net.precision=bf16"]), N)
     assert (ev32.precision, ev16.precision) == ("fp32", "bf16")

@@ -10,7 +10,7 @@ import torch
 from board_ext.board import Board
 from nets import data as D
 from nets.evaluator import Evaluator, WeightsError
-from nets.model import ModelConfig, PolicyNet
+from nets.model import ModelConfig, GoNet
 from tests.test_label import fake_teacher, write_source
 from tools import label
 
@@ -118,7 +118,7 @@ def test_train_only_learns_new_heads_on_a_trunk_that_stays_as_loaded(label_dir, 
     assert set(b) - set(a) == {"score_fc.weight", "score_fc.bias", "own_conv.weight", "own_conv.bias"}
     for k, v in a.items():
         assert torch.equal(v, b[k]), k
-    fresh = PolicyNet(ModelConfig(board_size=N, in_planes=30, widths=(8,) * 7, kernels=(3,) * 7,
+    fresh = GoNet(ModelConfig(board_size=N, in_planes=30, widths=(8,) * 7, kernels=(3,) * 7,
                                   policy_head="conv", value_head=True, aux_heads=True)).state_dict()
     assert any(not torch.allclose(b[k].float(), fresh[k]) for k in ("score_fc.weight", "own_conv.weight"))
     b1 = Board(N)
@@ -136,7 +136,7 @@ def test_aux_heads_need_the_value_head_and_metadata_must_agree(tmp_path):
     with pytest.raises(ValueError, match="aux_heads"):
         ModelConfig.tiny(N, aux_heads=True)
     cfg = ModelConfig.tiny(N, value_head=True, aux_heads=True)
-    m = PolicyNet(cfg)
+    m = GoNet(cfg)
     w = tmp_path / "a.pt"
     torch.save({k: v.half() for k, v in m.state_dict().items()}, w)
     assert Evaluator.load(str(w)).has_aux
@@ -151,14 +151,14 @@ def test_aux_heads_need_the_value_head_and_metadata_must_agree(tmp_path):
     torch.save(sd, w)
     with pytest.raises(WeightsError, match="ownership head without the score"):
         Evaluator.load(str(w))
-    plain = Evaluator(PolicyNet(ModelConfig.tiny(N, value_head=True)))
+    plain = Evaluator(GoNet(ModelConfig.tiny(N, value_head=True)))
     with pytest.raises(ValueError, match="no score and ownership heads"):
         plain.evaluate_aux([Board(N)])
 
 
 def aux_weights(tmp_path, seed=3):
     torch.manual_seed(seed)
-    m = PolicyNet(ModelConfig.tiny(N, value_head=True, aux_heads=True))
+    m = GoNet(ModelConfig.tiny(N, value_head=True, aux_heads=True))
     with torch.no_grad():
         m.score_fc.bias.fill_(0.2)          # a lead of a few points for the side to move
     w = tmp_path / "aux.pt"

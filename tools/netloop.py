@@ -34,10 +34,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import sys
 
-from atomicio import atomic_write
+from atomicio import atomic_copy, atomic_write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 THRESHOLD = 0.55
@@ -92,10 +91,7 @@ def ship(size, candidate, verdict=None, weights_dir=None):
     meta["weights"] = os.path.basename(dst)
     if verdict is not None:
         meta["gate"] = verdict
-    tmp = dst + ".tmp"
-    shutil.copyfile(candidate, tmp)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, dst)
+    atomic_copy(candidate, dst, mode=0o644)
     atomic_write(os.path.splitext(dst)[0] + ".json", json.dumps(meta, indent=1) + "\n")
     return dst
 

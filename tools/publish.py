@@ -42,11 +42,10 @@ import argparse
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 
-from atomicio import atomic_write
+from atomicio import atomic_copy, atomic_write
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(ROOT, "records")
@@ -203,10 +202,7 @@ def restore(paths, records=RECORDS):
         data = _git(root, "show", f"{man[r]['restore']}:{r}", binary=True)
         if hashlib.sha256(data).hexdigest() != man[r]["sha256"]:
             raise RecordsError(f"{r}: the copy in {man[r]['restore'][:9]} disagrees with the manifest")
-        os.makedirs(os.path.dirname(p), exist_ok=True)
-        with open(p + ".tmp", "wb") as f:
-            f.write(data)
-        os.replace(p + ".tmp", p)
+        atomic_write(p, data)
         out.append(r)
     return out
 
@@ -225,8 +221,7 @@ def publish(srcs, dest_dir, records=RECORDS):
     outs = []
     for s in srcs:
         d = os.path.join(dest_dir, os.path.basename(s))
-        shutil.copyfile(s, d + ".tmp")
-        os.replace(d + ".tmp", d)
+        atomic_copy(s, d)
         outs.append(d)
     register(outs, records)
     return [_rel(d, root) for d in outs]

@@ -26,7 +26,7 @@ from board_ext import playout
 from board_ext.board import Board
 from engine import config
 from tools.experiment import HERE
-from atomicio import atomic_write
+from atomicio import atomic_savefig, atomic_write
 from engine.search import RESIGN, Search
 
 
@@ -126,8 +126,7 @@ def main(argv=None):
     ax.set_title(f"Rollout profiles ({args.size}x{args.size})", fontsize=9)
     fig.tight_layout()
     p = os.path.join(args.out_dir, f"{report}.png")
-    fig.savefig(p + ".tmp.png", dpi=110)
-    os.replace(p + ".tmp.png", p)
+    atomic_savefig(fig, p, dpi=110)
     print("\n".join(lines))
 
 

@@ -40,7 +40,6 @@ read before it is answered in full, as GNU Go, Pachi and Fuego answer piped
 input, and then the session ends.
 """
 from __future__ import annotations
-from __future__ import annotations
 
 import logging
 import queue
