@@ -17,6 +17,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from board_ext.board import Board  # noqa: E402
 from engine import config  # noqa: E402
 from engine.search import RESIGN, Search  # noqa: E402
+from engine.endgame import Endgame  # noqa: E402
 
 
 def rss_mb():
@@ -40,9 +41,11 @@ def main():
     while b.passes < 2 and b.move_count < 2 * args.size * args.size:
         s.set_position(b, 7.5)
         r = s.run()
-        if r.move == RESIGN:
+        # the pass decision the Player makes after its search
+        move = Endgame(b, 7.5, 30, 5).decide(b.to_move, r.move, s.analysis())
+        if move == RESIGN:
             break
-        b.play(r.move)
+        b.play(move)
         trace.append(rss_mb())
         if b.move_count == 10:
             at10 = trace[-1]

@@ -1,16 +1,16 @@
 """The end of the game, one rule per place: the dead-stone estimate of the
-position (``engine.scoring.Estimate``, computed once and shared), the pass
-rule the search applies to its result (pass when the opponent passed and
-the count is ours; pass only when meant otherwise), the pass safety of the
-move chosen (never pass into a loss while a board move exists; under
-territory rules never a move into the own territory), the cleanup of dead
-stones (kgs-genmove_cleanup) and the fallback move where the search gives
-no guidance.
+position (``engine.scoring.Estimate``, computed once and shared), the one
+decision whether a pass stands (:meth:`Endgame.decide`: pass when the
+opponent passed and the count is ours; the search's pass only when meant;
+never pass into a loss while a board move exists; under territory rules
+never a move into the own territory), the cleanup of dead stones
+(kgs-genmove_cleanup) and the fallback move where the search gives no
+guidance.
 
-One ``Endgame`` serves one genmove: the Player makes it, the search reads
-its estimate for the pass rule and the Player for pass safety and cleanup,
-so the estimate runs at most once a move, with the one seed of the
-Player's search.
+One ``Endgame`` serves one genmove: the Player makes it and asks it once,
+after the search, so the estimate runs at most once a move, with the one
+seed of the Player's search; the search itself decides nothing about
+passing.
 """
 import logging
 
@@ -69,7 +69,24 @@ class Endgame:
         s = self.estimate.score
         return s if self.board.to_move == BLACK else -s
 
-    # ------------------------------------------------ the search's pass rule
+    # ------------------------------------------------ the one pass decision
+    def decide(self, color, move, rows, cleanup=False, avoid=(), pass_when_won=True):
+        """The move ``color`` plays where the search chose ``move`` (its
+        root analysis ``rows``, best first; None without a search): where
+        the opponent just passed and the count with dead stones taken off
+        is ours, a pass that ends the game (``search.pass_when_won``; over a
+        resignation too); the search's pass only when meant
+        (:meth:`safe_pass`); then :meth:`pass_safety`."""
+        nn = self.board.pass_move
+        if pass_when_won and rows and self.board.last_move == nn and any(r["move"] == nn for r in rows) \
+                and self.mine() > 0:
+            move = nn
+        elif move == nn and rows:
+            move = self.safe_pass(rows)
+        if move >= 0:
+            move = self.pass_safety(color, move, rows, cleanup, avoid)
+        return move
+
     def safe_pass(self, rows):
         """The move to play where the search's best move is a pass (rows:
         its root analysis, best first).  Pass only when it is safe and meant.

@@ -1,6 +1,8 @@
-"""The net and the memory as a search asks them: the object a tree policy
-is handed (``Search.ask``), so that the policies (engine/tree_policies.py)
-call no private member of ``Search`` and ``search.py`` names no tree.
+"""The net and the memory as a search asks them: the ``ask`` of the view a
+tree policy is handed (engine.tree_policies.SearchView), so that the
+policies call no member of ``Search`` and ``search.py`` names no tree.  It
+holds the parts the search hands it (:meth:`NetAsk.bind`: the config, the
+tree, the evaluator, the memory, the root board), never the search.
 
 It owns what a search asks of its evaluator and of the M-MCTS memory:
 - ``answer(reqs)``: the rave tree's net requests, one batched call, the
@@ -10,8 +12,6 @@ It owns what a search asks of its evaluator and of the M-MCTS memory:
 - ``value_root_children()``: the value head for every child of the root;
 - the memory's steps (add, query, back up: Xiao et al., equation 9) and
   refreshes;
-- ``threaded_stepper(playouts)``: the search loop's step for a tree that
-  runs on several threads, answering their net requests in batches;
 - the counts of a search: ``nets_asked``, ``mem_asked`` (reset by
   ``start()``).
 """
@@ -27,10 +27,10 @@ def _black_lead(lead, board):
 
 
 class NetAsk:
-    """What the search ``search`` asks of its net and memory."""
+    """What a search asks of its net and memory."""
 
-    def __init__(self, search):
-        self.s = search
+    def __init__(self):
+        self.cfg = self.tree = self.evaluator = self.memory = self.root_board = None
         self.mem_keys = {}       # node -> its memory key, for M-MCTS updates
         self.key_nodes = {}      # memory key -> {node: (move, parent, N, W)} of its nodes in this tree
         self.key_base = {}       # memory key -> (N, N*V) it held from elsewhere (memory_step)
@@ -50,26 +50,12 @@ class NetAsk:
         self.key_base = {}
         self.deferred = []
 
-    # the search's parts it reads (the search may replace them between moves)
-    @property
-    def cfg(self):
-        return self.s.cfg
-
-    @property
-    def tree(self):
-        return self.s.tree
-
-    @property
-    def evaluator(self):
-        return self.s.evaluator
-
-    @property
-    def memory(self):
-        return self.s.memory
-
-    @property
-    def root_board(self):
-        return self.s.root_board
+    def bind(self, cfg, tree, evaluator, memory, root_board):
+        """The search's parts as they stand (the search replaces them
+        between moves: a new tree, a retuned config, another net), handed
+        over at each new root and each search."""
+        self.cfg, self.tree, self.evaluator, self.memory, self.root_board = \
+            cfg, tree, evaluator, memory, root_board
 
     @property
     def net(self):
@@ -293,40 +279,3 @@ class NetAsk:
                 if node not in seen:
                     seen.add(node)
                     self.memory_refresh(node)
-
-    def threaded_stepper(self, playouts):
-        """The step of the rave tree on several threads (Tree.threads_start):
-        the threads run on; a step waits until they ran k more simulations
-        (at most a few milliseconds) while this thread answers their net
-        requests in batches, so a slow net never stalls them.  A full pool
-        stops them for a garbage collection, then they run on.  ``close()``
-        stops them and returns the simulations not yet counted."""
-        tree, net, threads = self.tree, self.net, self.s.threads
-        budget = playouts if playouts is not None else 1 << 30
-        total = [0]
-
-        def answer():
-            reqs = tree.take_net_requests() if net is not None else []
-            if reqs:
-                self.answer(reqs)
-            return bool(reqs)
-
-        def step(k):
-            if not tree.threads_running:
-                tree.threads_start(threads, budget - total[0])
-            n = tree.threads_wait(k, 0.005)
-            answer()
-            if tree.stats()["full"] or not tree.threads_alive:
-                n += tree.threads_stop()          # garbage collection when the pool ran out
-                answer()
-            total[0] += n
-            return n
-
-        def close():
-            n = tree.threads_stop()
-            answer()
-            total[0] += n
-            return n
-
-        step.close = close
-        return step

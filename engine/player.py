@@ -19,9 +19,9 @@ never parses protocol text.
 
 The endgame rules live in ``engine.endgame``: each genmove makes one
 ``Endgame`` of its position, whose one dead-stone estimate (the Player's
-seed, which its search shares) serves the search's pass rule
-(``Endgame.safe_pass``, ``search.pass_when_won``), the Player's pass safety
-(``Endgame.pass_safety``: a pass, whoever proposed it, stands only when the
+seed, which its search shares) serves the one pass decision after the
+search (``Endgame.decide``: ``search.pass_when_won``, the search's pass only
+when meant, and a pass, whoever proposed it, standing only when the
 estimate is a win; territory rules never play into the own territory) and
 the cleanup of kgs-genmove_cleanup (``Endgame.cleanup_capture``).
 """
@@ -558,7 +558,7 @@ class Player(PlayerOptions):
             if self.cfg.net.rawnet and self.cfg.net.required:
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
-            s.set_position(board, self.search_komi(), endgame=eg, komi_drift=1.0)
+            s.set_position(board, self.search_komi(), komi_drift=1.0)
             self._avoid(s, avoid)
             extend_to = None
             if budget is not None:
@@ -582,9 +582,11 @@ class Player(PlayerOptions):
             move = res.move
         if move is None:
             move = board.pass_move
-        if move >= 0 and source != "cleanup":
-            rows = self._root_rows() if res is not None else None
-            move = eg.pass_safety(color, move, rows, cleanup, avoid)
+        if source == "search" and res is not None:
+            move = eg.decide(color, move, self._root_rows(), cleanup, avoid,
+                             pass_when_won=self.cfg.search.pass_when_won)
+        elif move >= 0 and source != "cleanup":
+            move = eg.pass_safety(color, move, None, cleanup, avoid)
         elapsed = time.time() - t0
         self.last = dict(color=color, move=move, result=res, seconds=elapsed, source=source)
         log.info("%s %s %s (%s, %.2fs%s)", "genmove" if play else "reg_genmove", "BW"[color - 1],

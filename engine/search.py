@@ -96,8 +96,7 @@ class Search:
         self._stop = threading.Event()
         self.last_result = None
         self._seed = cfg.search.seed or (int(time.time() * 1e6) & 0x7FFFFFFF)
-        self.ask = NetAsk(self)  # the net and the memory as this search asks them (engine/netask.py)
-        self._eg = None
+        self.ask = NetAsk()      # the net and the memory as this search asks them (engine/netask.py)
         self.threads = search_threads(cfg)
         self.policy = tree_policies.get(cfg.search.tree)     # what differs between the trees
 
@@ -111,7 +110,6 @@ class Search:
         why = config_mod.pool_refused(c, size)
         if why is not None:
             raise config_mod.ConfigError(why)
-        has_value = getattr(self.evaluator, "has_value", False)
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
         t.configure(tree=self.policy.kernel,
@@ -161,15 +159,12 @@ class Search:
             self._per_move(self.root_board)
         return True
 
-    def set_position(self, board, komi, endgame=None, komi_drift=0.0):
+    def set_position(self, board, komi, komi_drift=0.0):
         """Search from board next; keeps the subtree if board follows the
-        previous root by one or two moves.  ``endgame``: the
-        engine.endgame.Endgame of this position whose estimate the pass
-        rule reads (one is made when needed if not given).  A new komi
-        starts a new tree, unless it moved by at most ``komi_drift`` (the
-        dynamic komi of handicap games, a little each move: the tree is
-        kept and its rollouts count with the new komi, as Pachi does)."""
-        self._eg = endgame
+        previous root by one or two moves.  A new komi starts a new tree,
+        unless it moved by at most ``komi_drift`` (the dynamic komi of
+        handicap games, a little each move: the tree is kept and its
+        rollouts count with the new komi, as Pachi does)."""
         board = board.copy()
         if self.tree is not None and komi != self.komi and abs(komi - self.komi) <= komi_drift:
             self.komi = komi
@@ -183,6 +178,7 @@ class Search:
             self.ask.forget_nodes()
             self._per_move(board)
             self._root_set()
+            self._view()
             return False
         old = self.root_board
         k = board.move_count - old.move_count
@@ -207,11 +203,17 @@ class Search:
         if not reused:
             self.tree.set_root(board)
             self.ask.forget_nodes()
-        self.policy.new_root(self)
         self.root_board = board
+        self.policy.new_root(self._view())
         self._per_move(board)
         self._root_set()
         return reused
+
+    def _view(self, budget=None):
+        """What the tree policy is handed (tree_policies.SearchView), the
+        NetAsk bound to the search's parts as they stand now."""
+        self.ask.bind(self.cfg, self.tree, self.evaluator, self.memory, self.root_board)
+        return tree_policies.SearchView(self.tree, self.ask, self.cfg, self.root_board, self.threads, budget)
 
     def _per_move(self, board):
         """The value's weight in the simulations' results for the root's
@@ -303,13 +305,14 @@ class Search:
         t0 = time.perf_counter()
         done = 0
         tree = self.tree
-        self.policy.start(self)
+        view = self._view(playouts)
+        self.policy.start(view)
         # early stop looks at this search's own visits (not those kept from
         # the previous move's tree) and at the rate of the loop itself
         start_visits = {ch[0]: ch[1] for ch in tree.children()}
         t_loop = time.perf_counter()
-        threaded = self.policy.threaded and self.threads > 1
-        step = self.ask.threaded_stepper(playouts) if threaded else self.policy.stepper(self)
+        step = self.policy.stepper(view)
+        threaded = hasattr(step, "close")       # threads run between the steps
         try:
             done, stopped_by = self._loop(step, playouts, seconds, extend_to, stop_event, callback,
                                           callback_interval, t0, t_loop, start_visits, threaded, exact)
@@ -445,14 +448,6 @@ class Search:
         simulations, or None before any."""
         return self.tree.root_scores().get(-1) if self.tree is not None else None
 
-    def _endgame(self):
-        """The Endgame of the root position (the caller's, else one of its own)."""
-        if self._eg is None:
-            from engine.endgame import Endgame
-            self._eg = Endgame(self.root_board, self.komi, self.cfg.player.score_playouts,
-                               self._seed & 0xFFFFFFFF)
-        return self._eg
-
     def _result(self, done, seconds, stopped_by):
         res = self._decide(done, seconds, stopped_by)
         res.child_visits = {int(c[0]): float(c[1]) for c in self.tree.children()}
@@ -463,18 +458,11 @@ class Search:
         nn = self.root_board.size ** 2
         if not an:
             return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)
-        if self.cfg.search.pass_when_won and self.root_board.last_move == nn and any(d["move"] == nn for d in an):
-            if self._endgame().mine() > 0:
-                # the opponent passed and the count with dead stones taken
-                # off is ours: end the game
-                d = next(d for d in an if d["move"] == nn)
-                return SearchResult(nn, max(d["winrate"], 0.5), sum(x["visits"] for x in an), done,
-                                    seconds, [nn], stopped_by)
+        # the policy's choice, pass included: whether a pass stands is the
+        # Player's one decision (engine.endgame.Endgame.decide)
         best = self.policy.choose(self.cfg, an, an[0])
         move = best["move"]
-        if move == nn:
-            move = self._endgame().safe_pass(an)
-        wr = next(d["winrate"] for d in an if d["move"] == move)
+        wr = best["winrate"]
         visits = sum(d["visits"] for d in an)
         c = self.cfg.search
         # resignation at any budget: the real visits must reach
@@ -483,6 +471,5 @@ class Search:
         if c.resign_threshold > 0 and visits >= need and best["visits"] > 0 \
                 and best["winrate"] < c.resign_threshold:
             return SearchResult(RESIGN, best["winrate"], visits, done, seconds, best["pv"], stopped_by)
-        pv = next(d["pv"] for d in an if d["move"] == move)
-        return SearchResult(move, wr, visits, done, seconds, pv, stopped_by)
+        return SearchResult(move, wr, visits, done, seconds, best["pv"], stopped_by)
 

@@ -21,15 +21,21 @@ and does
   as a dict keyed by the fields of the kernel's struct
   (engine/tree_params.pxd), which are named as the table's keys: the
   table itself, so that a new knob passes through with no line here;
-- ``new_root(search)``: what a new root needs (the uct tree's net rows are
+- ``new_root(view)``: what a new root needs (the uct tree's net rows are
   per search);
-- ``start(search)``: the start of a search (the rave tree expands the root
+- ``start(view)``: the start of a search (the rave tree expands the root
   and asks the net for its priors and values);
-- ``stepper(search)``: one step of the search loop (run up to k
+- ``stepper(view)``: one step of the search loop (run up to k
   simulations and answer what they ask of the net; the simulations run,
-  or -1 when only net requests were answered);
+  or -1 when only net requests were answered); a stepper with a
+  ``close()`` runs threads between steps, and ``close()`` stops them and
+  returns the simulations not yet counted;
 - ``choose(cfg, rows, best)``: the move's row among the root's rows
   (best first by visits).
+
+Each hook gets a :class:`SearchView`, never the search: the tree, the
+net and memory as the search asks them (engine.netask.NetAsk), the config
+of the board's size, the root board, the threads and the budget.
 
 A new policy is one class (in this file or its own), one ``register`` line
 and one config table (docs/HACKING.md's recipe; tests/test_tree_policies.py
@@ -41,6 +47,20 @@ from __future__ import annotations
 import dataclasses
 
 REGISTRY = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchView:
+    """What a tree policy is handed: ``tree`` (engine.walk.Tree), ``ask``
+    (engine.netask.NetAsk), ``cfg`` (the config of the board's size),
+    ``root_board``, ``threads`` (search.threads) and ``budget`` (the
+    simulations this search may run, None for the clock's)."""
+    tree: object
+    ask: object
+    cfg: object
+    root_board: object
+    threads: int = 1
+    budget: object = None
 
 
 def register(policy):
@@ -82,14 +102,14 @@ class TreePolicy:
         """The kernel's parameters from its table (a dict: Tree.set_params)."""
         return dataclasses.asdict(getattr(cfg, self.table))
 
-    def new_root(self, search):
+    def new_root(self, view):
         pass
 
-    def start(self, search):
+    def start(self, view):
         pass
 
-    def stepper(self, search):
-        tree = search.tree
+    def stepper(self, view):
+        tree = view.tree
         return lambda k: tree.simulate(k)
 
     def choose(self, cfg, rows, best):
@@ -103,19 +123,21 @@ class RavePolicy(TreePolicy):
     name, table, kernel, threaded, lcb = "rave", "rave", "rave", True, True
     expands_all = reads_value = True
 
-    def start(self, search):
-        tree, ask, cfg = search.tree, search.ask, search.cfg
+    def start(self, view):
+        tree, ask, cfg = view.tree, view.ask, view.cfg
         net = ask.net
         root = tree.root_id
         tree.expand_root()
         if net is not None and cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
-            ask.answer([(root, -2, -2, search.root_board)])
+            ask.answer([(root, -2, -2, view.root_board)])
         if max(cfg.search.value_visits) > 0 and ask.value_used():   # a net with a value head
             ask.value_root_children()
         tree.set_net_budget(cfg.prior.dcnn_nodes - ask.nets_asked if net is not None else 0)
 
-    def stepper(self, search):
-        tree, ask = search.tree, search.ask
+    def stepper(self, view):
+        if view.threads > 1:
+            return self._threaded_stepper(view)
+        tree, ask = view.tree, view.ask
         net = ask.net
 
         def step(k):
@@ -127,6 +149,45 @@ class RavePolicy(TreePolicy):
                     if n == 0:
                         return -1
             return n
+        return step
+
+    @staticmethod
+    def _threaded_stepper(view):
+        """The step on several threads sharing the tree (Tree.threads_start):
+        the threads run on; a step waits until they ran k more simulations
+        (at most a few milliseconds) while this thread answers their net
+        requests in batches, so a slow net never stalls them.  A full pool
+        stops them for a garbage collection, then they run on.  ``close()``
+        stops them and returns the simulations not yet counted."""
+        tree, ask, threads = view.tree, view.ask, view.threads
+        net = ask.net
+        budget = view.budget if view.budget is not None else 1 << 30
+        total = [0]
+
+        def answer():
+            reqs = tree.take_net_requests() if net is not None else []
+            if reqs:
+                ask.answer(reqs)
+            return bool(reqs)
+
+        def step(k):
+            if not tree.threads_running:
+                tree.threads_start(threads, budget - total[0])
+            n = tree.threads_wait(k, 0.005)
+            answer()
+            if tree.stats()["full"] or not tree.threads_alive:
+                n += tree.threads_stop()          # garbage collection when the pool ran out
+                answer()
+            total[0] += n
+            return n
+
+        def close():
+            n = tree.threads_stop()
+            answer()
+            total[0] += n
+            return n
+
+        step.close = close
         return step
 
     def choose(self, cfg, rows, best):
@@ -150,15 +211,15 @@ class UctPolicy(TreePolicy):
     def params(self, cfg):
         return dict(dataclasses.asdict(cfg.uct), puct=cfg.uct.policy == "puct")
 
-    def new_root(self, search):
-        search.tree.reset_priors()          # the uct tree's net rows are per search
+    def new_root(self, view):
+        view.tree.reset_priors()          # the uct tree's net rows are per search
 
-    def start(self, search):
-        if search.evaluator is not None and search.cfg.prior.dcnn_nodes > 0:
-            search.ask.evaluate([search.tree.root_id], [search.root_board])
+    def start(self, view):
+        if view.ask.evaluator is not None and view.cfg.prior.dcnn_nodes > 0:
+            view.ask.evaluate([view.tree.root_id], [view.root_board])
 
-    def stepper(self, search):
-        tree, ask, batch_size = search.tree, search.ask, search.cfg.search.batch_size
+    def stepper(self, view):
+        tree, ask, batch_size = view.tree, view.ask, view.cfg.search.batch_size
 
         def batch(k):
             # while it wants priors or memory: descend under virtual loss,
@@ -172,7 +233,7 @@ class UctPolicy(TreePolicy):
             if nodes:
                 boards = [tree.pending_board(i) for i, n in enumerate(leaves) if n >= 0]
                 ask.evaluate(nodes, boards, defer_memory=True)
-            paths = [tree.pending_path(i) for i in range(len(leaves))] if search.memory else None
+            paths = [tree.pending_path(i) for i in range(len(leaves))] if ask.memory else None
             tree.finish_batch()
             ask.memory_flush()
             if paths:

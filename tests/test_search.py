@@ -258,7 +258,8 @@ def test_uct_tree_rave_keeps_amaf_statistics():
     s = Search(cfg("search.tree=uct", "uct.rave=true", "search.playouts=1000", "search.early_stop=false"))
     s.set_position(b, 7.0)
     r = s.run()
-    assert r.move == G5 and r.playouts == 1000
+    # the most visited board move (a pass among them is the Player's to judge: Endgame.decide)
+    assert next(d["move"] for d in s.analysis() if d["move"] != 81) == G5 and r.playouts == 1000
     amaf = {m: aw / an for m, (_, _, an, aw) in s.tree.child_priors().items() if an >= 50}
     assert len(amaf) > 20 and max(amaf, key=amaf.get) == G5 and amaf[G5] > 0.9
     s = Search(cfg("search.tree=uct", "uct.rave=false", "search.playouts=300"))
@@ -525,27 +526,31 @@ def test_no_noise_pass_on_an_open_board():
 
 
 def test_safe_pass_rules():
-    s = Search(cfg("search.playouts=10", "prior.evaluator=none"))
+    """The one pass decision (Endgame.decide, after the search): the
+    search's pass stands only when meant; after the opponent's pass,
+    passing ends the game, so only when the count wins."""
+    from engine.endgame import Endgame
+
+    def decide(board, rows, move=81):
+        return Endgame(board, 7.0, 30, 1).decide(board.to_move, move, rows)
     b = Board(9)
-    s.set_position(b, 7.0)
     noisy = [{"move": 81, "visits": 3, "winrate": 1.0}, {"move": 40, "visits": 2, "winrate": 0.6}]
-    assert s._endgame().safe_pass(noisy) == 40
+    assert Endgame(b, 7.0, 30, 1).safe_pass(noisy) == 40
     sure = [{"move": 81, "visits": 400, "winrate": 0.9}, {"move": 40, "visits": 100, "winrate": 0.6}]
-    assert s._endgame().safe_pass(sure) == 81
+    assert Endgame(b, 7.0, 30, 1).safe_pass(sure) == 81
     # after the opponent's pass, passing ends the game: only if the area score wins
-    b.play(81)
-    s.set_position(b, 7.0)          # white to move, empty board, komi 7: white wins by passing
-    assert s._endgame().safe_pass(sure) == 81
+    b.play(81)                      # white to move, empty board, komi 7: white wins by passing
+    assert Endgame(b, 7.0, 30, 1).safe_pass(sure) == 81
+    assert decide(b, sure, move=40) == 81          # pass_when_won: over the search's board move
     b2 = Board(9)
     b2.play(40)
     b2.play(81, WHITE)              # black to move after white's pass; black leads 81 - 7
-    s.set_position(b2, 7.0)
-    assert s._endgame().safe_pass(sure) == 81
+    assert Endgame(b2, 7.0, 30, 1).safe_pass(sure) == 81
     b3 = Board(9)
     b3.play(40, BLACK)
     b3.play(81, BLACK)              # white to move after black's pass: white would lose by passing
-    s.set_position(b3, 7.0)
-    assert s._endgame().safe_pass(sure) == 40
+    assert Endgame(b3, 7.0, 30, 1).safe_pass(sure) == 40
+    assert decide(b3, sure) == 40
 
 
 def test_tree_counts_rollout_moves():

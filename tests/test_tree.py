@@ -397,13 +397,17 @@ def test_early_stop_counts_only_this_searchs_visits():
 @pytest.mark.parametrize("margin,passes", [(2, True), (-2, False)])
 def test_passes_after_the_opponents_pass_when_the_count_is_ours(margin, passes):
     """All dame filled, White passed: Black passes when the count (komi 7)
-    is his, and plays on when it is not."""
+    is his, and plays on when it is not (the one pass decision after the
+    search, Endgame.decide, as the Player asks it)."""
+    from engine.endgame import Endgame
     b = Board.from_ascii("\n".join(["....XO..."] * 9), to_move=WHITE)
     b.play(81)
+    komi = 7.0 if margin > 0 else 11.0
     s = Search(cfg("search.playouts=300"))
-    s.set_position(b, 7.0 if margin > 0 else 11.0)
+    s.set_position(b, komi)
     r = s.run()
-    assert (r.move == 81) == passes
+    move = Endgame(b, komi, 30, 1).decide(b.to_move, r.move, s.analysis())
+    assert (move == 81) == passes
 
 
 class _ValueNet(ScriptedEvaluator):

@@ -23,17 +23,17 @@ class ToyPolicy(tree_policies.UctPolicy):
         self.calls["params"] += 1
         return dict(super().params(cfg), K=0.3, rave=False)
 
-    def new_root(self, search):
+    def new_root(self, view):
         self.calls["new_root"] += 1
-        super().new_root(search)
+        super().new_root(view)
 
-    def start(self, search):
+    def start(self, view):
         self.calls["start"] += 1
-        super().start(search)
+        super().start(view)
 
-    def stepper(self, search):
+    def stepper(self, view):
         self.calls["stepper"] += 1
-        return super().stepper(search)
+        return super().stepper(view)
 
 
 @pytest.fixture
@@ -100,15 +100,24 @@ def test_a_weight_change_over_go_param_keeps_the_tree():
     assert p.search_built is None                         # rebuilt at the next search
 
 
-def test_the_policies_call_no_private_member_of_the_search_and_the_search_names_no_tree():
-    """A policy is handed the search and its NetAsk (engine/netask.py) and
-    uses their public parts only; search.py's code asks the policy, never
-    a tree by name (its docstring describes them)."""
+def test_the_policies_are_handed_a_view_and_nothing_holds_the_search():
+    """A policy is handed a SearchView (the tree, the NetAsk, the config,
+    the root board), never the Search; the NetAsk holds the parts it is
+    handed, never the search that made it; search.py's code asks the
+    policy, never a tree by name (its docstring describes them)."""
     import ast
     import re
+    from engine.netask import NetAsk
     from tests.conftest import ROOT
-    src = open(os.path.join(ROOT, "engine", "tree_policies.py")).read()
-    assert re.findall(r"\bsearch\._\w+", src) == []
+    src = ast.parse(open(os.path.join(ROOT, "engine", "tree_policies.py")).read())
+    assert [n.id for n in ast.walk(src) if isinstance(n, ast.Name) and n.id == "search"] == []
+    assert [a.arg for a in ast.walk(src) if isinstance(a, ast.arg) and a.arg == "search"] == []
+    assert re.findall(r"self\.s = |self\.s\.", open(os.path.join(ROOT, "engine", "netask.py")).read()) == []
+    s = Search(config.load(None, ["prior.evaluator=none", "search.seed=3", "search.playouts=30", "search.seconds=0"]))
+    s.set_position(Board(9), 7.0)
+    s.run()
+    assert not any(v is s for v in vars(s.ask).values()) and isinstance(s.ask, NetAsk)
+    assert s.ask.tree is s.tree and s.ask.root_board is s.root_board
     tree = ast.parse(open(os.path.join(ROOT, "engine", "search.py")).read())
     names = [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and n.value in ("rave", "uct")]
     assert names == []

@@ -28,6 +28,7 @@ from engine import config
 from tools.experiment import HERE
 from atomicio import atomic_savefig, atomic_write
 from engine.search import RESIGN, Search
+from engine.endgame import Endgame
 
 
 def classify(start, moves):
@@ -87,9 +88,11 @@ def main(argv=None):
                 fed[1] += len(mv)
                 c = classify(b, mv)
                 acc["BHRF"] = [x + y for x, y in zip(acc["BHRF"], c)]
-            if r.move == RESIGN:
+            # the pass decision the Player makes after its search
+            move = Endgame(b, 7.0, 30, 11).decide(b.to_move, r.move, s.analysis())
+            if move == RESIGN:
                 break
-            b.play(r.move)
+            b.play(move)
         print(f"game {g + 1}/{args.games}: {b.move_count} moves", file=sys.stderr)
     rows = []
     for k, (n, loc, pat) in acc.items():
