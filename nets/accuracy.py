@@ -18,6 +18,10 @@ the value's Brier score against the teacher's win rate and against the
 games' results by phase, and, for a net with score and ownership heads,
 their mean absolute errors.
 
+With ``--symmetries all`` (or a list such as ``0,5``) the net's answer is
+the mean over those symmetries of the board (nets.model.symmetric_heads),
+as kata-raw-nn's ``all`` is.
+
     python -m nets.accuracy --teacher records/datasets/teacher/13x13-play-test --source runs/play-test-src-13
 
 With ``--source`` instead of ``--weights`` (the label shards' source, a set of
@@ -71,16 +75,17 @@ def evaluate(weights, data, size):
     return out
 
 
-def evaluate_teacher(weights, dirs, val_fraction, size=None):
+def evaluate_teacher(weights, dirs, val_fraction, size=None, symmetries=(0,)):
     """The net against the teacher on the held-out games of ``dirs``
-    (``size``: a fully convolutional net read at that board size)."""
+    (``size``: a fully convolutional net read at that board size;
+    ``symmetries``: the net's answer is the mean over these)."""
     from nets import data as D
     from nets.train import PHASES, evaluate_teacher as ev_teacher, join_teacher
     ev = _evaluator(weights, size)
     pos, tt = D.load_teacher(dirs, size=ev.board_size, n_planes=ev.config.in_planes, log=lambda m: None)
     pos, t = join_teacher(None, pos, tt)
     ids = np.nonzero(D.split_by_game(pos.game, val_fraction))[0] if val_fraction > 0 else np.arange(len(pos))
-    out = ev_teacher(ev.model, pos.X, pos.move_no, t, ids)
+    out = ev_teacher(ev.model, pos.X, pos.move_no, t, ids, symmetries=symmetries)
     out["games"] = int(len(np.unique(pos.game[ids])))
     if ev.has_value:
         import torch
@@ -136,7 +141,16 @@ def main(argv=None):
     ap.add_argument("--val-fraction", type=float, default=0.1,
                     help="with --teacher: the held-out games, as the training run's val_fraction (0: all)")
     ap.add_argument("--size", type=int, default=None, help="board size (a conv net at another size)")
+    ap.add_argument("--symmetries", default="0",
+                    help="with --teacher: the net's answer is the mean over these symmetries "
+                         "(0-7, comma-separated, or all)")
     args = ap.parse_args(argv)
+    try:
+        syms = tuple(range(8)) if args.symmetries == "all" else tuple(int(s) for s in args.symmetries.split(","))
+        if not syms or any(s < 0 or s > 7 for s in syms):
+            raise ValueError
+    except ValueError:
+        ap.error(f"--symmetries takes 0-7, comma-separated, or all, not {args.symmetries!r}")
     if bool(args.data) == bool(args.teacher):
         ap.error("give --data or --teacher")
     if args.source:
@@ -153,9 +167,9 @@ def main(argv=None):
         ap.error("give --weights (or --source with --teacher)")
     if args.teacher:
         import json
-        r = evaluate_teacher(args.weights, args.teacher, args.val_fraction, args.size)
+        r = evaluate_teacher(args.weights, args.teacher, args.val_fraction, args.size, symmetries=syms)
         print(f"{args.weights} against the teacher on {' '.join(args.teacher)} "
-              f"(held-out games, val_fraction {args.val_fraction}):")
+              f"(held-out games, val_fraction {args.val_fraction}, symmetries {args.symmetries}):")
         print(json.dumps(r, indent=1))
         print(f"top-1 against the teacher: {100 * r.get('policy_top1_vs_teacher', float('nan')):.1f} %")
         return 0

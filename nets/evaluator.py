@@ -192,29 +192,6 @@ def resolve_device(device: str) -> str:
     return device
 
 
-def _turn(t, s):
-    """Symmetry ``s`` (0-7, KataGo's numbering) of the last two axes (rows
-    y, columns x) of ``t``."""
-    if s & 4:
-        t = t.transpose(-1, -2)
-    if s & 2:
-        t = t.flip(-1)
-    if s & 1:
-        t = t.flip(-2)
-    return t
-
-
-def _turn_back(t, s):
-    """The inverse of :func:`_turn`."""
-    if s & 1:
-        t = t.flip(-2)
-    if s & 2:
-        t = t.flip(-1)
-    if s & 4:
-        t = t.transpose(-1, -2)
-    return t
-
-
 class Evaluator:
     """Batched move priors (+ Conv7 features) of a :class:`nets.model.GoNet`.
 
@@ -484,8 +461,9 @@ class Evaluator:
 
     def raw(self, board, symmetries=(0,)):
         """The net's own answer for ``board``, the mean over ``symmetries``
-        (each 0-7, as KataGo numbers them: 4 transposes, 2 mirrors the
-        columns, 1 the rows; the input is turned, the answer turned back):
+        (each 0-7, as KataGo numbers and applies them: 2 mirrors the
+        columns, 1 the rows, then 4 transposes; nets.model.turn; the input is
+        turned, the answer turned back):
         a dict with ``policy`` (n*n+1,) over the legal moves, pass last,
         ``value`` (the side to move wins) or None, ``lead`` (points, the
         side to move's) and ``ownership`` (n*n,) by flat point, +1 the side
@@ -499,30 +477,19 @@ class Evaluator:
         if board.size != self.board_size:
             raise ValueError(f"board is {board.size}x{board.size}, this evaluator is "
                              f"{self.board_size}x{self.board_size}")
-        n, S = self.board_size, len(syms)
+        from nets.model import symmetric_heads
+        n = self.board_size
         legal = np.zeros(n * n + 1, bool)
         legal[n * n] = True
         legal[list(board.legal_moves())] = True
         with self._run_lock, torch.inference_mode(), self._autocast():
-            x = self._input([board])
-            xs = torch.cat([_turn(x, s) for s in syms])
-            xs = xs.contiguous(memory_format=torch.channels_last) if self.channels_last else xs.contiguous()
-            logits, v, score, own, _ = self.model.forward_heads(xs)
-            logits = logits.float()
-            grid = torch.stack([_turn_back(logits[i, :n * n].reshape(n, n), s) for i, s in enumerate(syms)])
-            logits = torch.cat([grid.reshape(S, n * n), logits[:, n * n:]], dim=1).cpu().numpy()
-            value = None if v is None else float(self._probability(v).mean())
-            lead = None if score is None else float(score.float().mean())
-            ownership = None
-            if own is not None:
-                own = own.float()
-                ownership = torch.stack([_turn_back(own[i], s) for i, s in enumerate(syms)]).mean(0)
-                ownership = ownership.reshape(n * n).cpu().numpy().astype(np.float32)
-        z = np.where(legal, logits.astype(np.float64), -np.inf)
-        z -= z.max(axis=1, keepdims=True)
-        np.exp(z, out=z)
-        z /= z.sum(axis=1, keepdims=True)
-        return {"policy": z.mean(axis=0).astype(np.float32), "value": value, "lead": lead, "ownership": ownership}
+            pol, v, score, own = symmetric_heads(self.model, self._input([board]), syms,
+                                                 legal=torch.from_numpy(legal[None]).to(self.device))
+            value = None if v is None else float(v[0])
+            lead = None if score is None else float(score[0])
+            ownership = None if own is None else own[0].reshape(n * n).cpu().numpy().astype(np.float32)
+            policy = pol[0].cpu().numpy().astype(np.float32)
+        return {"policy": policy, "value": value, "lead": lead, "ownership": ownership}
 
     def evaluate_one(self, board, want_features: bool = False):
         """(priors (n*n+1,), features (32*n*n,) or None) of one board."""

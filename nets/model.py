@@ -345,6 +345,61 @@ class GoNet(nn.Module):
         return self.head(f), (self.value_logit(f) if self.config.value_head else None), f
 
 
+def _transpose(t):
+    """KataGo's transpose (x and y swapped, y counted from the top row) on
+    this engine's layout (rows y counted from the bottom): the reflection
+    in the diagonal from the top-left corner to the bottom-right one."""
+    return t.flip(-1).flip(-2).transpose(-1, -2)
+
+
+def turn(t: torch.Tensor, s: int) -> torch.Tensor:
+    """Symmetry ``s`` (0-7, as KataGo numbers them and applies them: 2
+    mirrors the columns, 1 the rows, then 4 transposes) of the last two
+    axes (rows y from the bottom, columns x) of ``t``."""
+    if s & 2:
+        t = t.flip(-1)
+    if s & 1:
+        t = t.flip(-2)
+    if s & 4:
+        t = _transpose(t)
+    return t
+
+
+def turn_back(t: torch.Tensor, s: int) -> torch.Tensor:
+    """The inverse of :func:`turn`."""
+    if s & 4:
+        t = _transpose(t)
+    if s & 1:
+        t = t.flip(-2)
+    if s & 2:
+        t = t.flip(-1)
+    return t
+
+
+def symmetric_heads(model, x: torch.Tensor, syms, legal: torch.Tensor | None = None):
+    """The heads of ``model`` for the input planes ``x`` (B, C, n, n), the
+    mean over the symmetries ``syms``: each turns the input, and the answer
+    is turned back to the board's orientation.  (move probabilities (B,
+    n*n+1), over ``legal`` (B, n*n+1, bool) when given; value probability
+    (B,) or None; score lead (B,) or None; ownership (B, n, n) or None.)"""
+    syms = [int(s) for s in syms]
+    B, n, S = x.shape[0], x.shape[-1], len(syms)
+    logits, v, score, own, _ = model.forward_heads(torch.cat([turn(x, s) for s in syms]).contiguous())
+    logits = logits.float()
+    grid = torch.cat([turn_back(logits[k * B:(k + 1) * B, :n * n].reshape(B, n, n), s)
+                      for k, s in enumerate(syms)]).reshape(S * B, n * n)
+    logits = torch.cat([grid, logits[:, n * n:]], dim=1)
+    if legal is not None:
+        logits = logits.masked_fill(~legal.repeat(S, 1), float("-inf"))
+    probs = torch.softmax(logits, dim=1).reshape(S, B, -1).mean(0)
+    value = None if v is None else torch.sigmoid(v.float()).reshape(S, B).mean(0)
+    lead = None if score is None else score.float().reshape(S, B).mean(0)
+    if own is not None:
+        own = own.float()
+        own = torch.stack([turn_back(own[k * B:(k + 1) * B], s) for k, s in enumerate(syms)]).mean(0)
+    return probs, value, lead, own
+
+
 def input_blocks(name: str) -> int:
     """How many equal blocks of the trunk's channels the input of the
     tensor ``name`` reads, side by side: 2 for a global pooling layer's

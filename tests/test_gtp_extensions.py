@@ -561,7 +561,7 @@ def test_heatmap_and_kata_raw_nn_show_the_net(capsys):
     own = [[float(v) for v in ln.split()] for ln in lines[6:15]]
     assert own[0][2] == pytest.approx(float(own0[0][8 * 9 + 2]), abs=1e-4)    # the top row first
     assert lines[15] == "policy" and lines[25].startswith("policyPass ")
-    # symmetry 5 (transpose, then the rows mirrored) of a position is the
+    # symmetry 5 (the rows mirrored, then KataGo's transpose) of a position is the
     # net's answer for the turned position, turned back: (x, y) -> (y, 8 - x)
     from board_ext.board import BLACK, WHITE
     res.respond("play b C3")                        # Black E5 and C3, White to move

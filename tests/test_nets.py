@@ -754,3 +754,28 @@ def test_a_residual_trunk_starts_as_its_first_layer_and_says_how_it_is_wired(tmp
     with pytest.raises(ValueError, match="res.pt: its trunk is residual, the model's is plain"):
         init_from(plain, str(path))
     assert "fresh: none" in init_from(build(cfg), str(path))
+
+
+def test_the_mean_over_all_symmetries_does_not_depend_on_the_boards_orientation():
+    """nets.model.symmetric_heads over the eight symmetries: the answer for
+    a turned board is the answer for the board, turned (a net alone is not
+    symmetric: one symmetry's answer is not)."""
+    from nets.model import build, symmetric_heads, turn, turn_back
+    torch.manual_seed(1)
+    m = build(ModelConfig.tiny(N, value_head=True, aux_heads=True)).eval()
+    b = Board(N)
+    for p in (10, 20, 41, 33):
+        b.play(p)
+    x = torch.from_numpy(planes(b, n_planes=NUM_PLANES)[None].copy())
+    with torch.no_grad():
+        pol, v, lead, own = symmetric_heads(m, x, range(8))
+        one = symmetric_heads(m, x, [0])
+        for s in (1, 5, 6):
+            pol2, v2, lead2, own2 = symmetric_heads(m, turn(x, s), range(8))
+            grid = turn_back(pol2[0, :N * N].reshape(N, N), s).reshape(N * N)
+            assert torch.allclose(grid, pol[0, :N * N], atol=1e-5)
+            assert torch.allclose(v2, v, atol=1e-5) and torch.allclose(lead2, lead, atol=1e-4)
+            assert torch.allclose(turn_back(own2, s), own, atol=1e-5)
+            turned = symmetric_heads(m, turn(x, s), [0])
+            assert not torch.allclose(turned[1], one[1], atol=1e-6)
+    assert torch.allclose(pol.sum(1), torch.ones(1))
