@@ -13,7 +13,7 @@ points), and the ownership is the head's for the analysed position.  Otherwise, 
 mean final score of the search's own simulations through it (as KataGo's
 scoreMean is the search's), so lead and win rate come from the same
 evidence, and the root's lead is again its best candidate's; where the search has none for a visited move (visits kept from an
-earlier root) dedicated playouts stand in (``Player.score_stats``, once per
+earlier root) dedicated playouts stand in (``ScoredRows.score_stats``, once per
 move of one analysis); ownership comes from the root's playouts."""
 import logging
 
@@ -64,9 +64,8 @@ class ScoredRows:
     calls nothing above it:
 
     - ``net``: an evaluator with score and ownership heads, or None;
-    - ``score_stats(color, move=None, playouts=None, board=None)``:
-      (ownership, mean, stdev) of dedicated playouts (engine.player's), the
-      root's at its default count, each candidate's over ``move_playouts``;
+    - dedicated playouts (engine.scoring.playout_stats, at ``komi`` with
+      ``seed``): the root's ``playouts``, each candidate's ``move_playouts``;
     - ``search_score()``: the running search's own root score
       (n, mean, stdev), or None.
 
@@ -74,17 +73,40 @@ class ScoredRows:
     change during an analysis), at most SCORED_PER_CALL new moves per
     call; a candidate still waiting for its playouts shows the root's values."""
 
-    def __init__(self, board, color, size, score_stats, move_playouts, net=None, search_score=None):
+    def __init__(self, board, color, size, komi, seed, playouts, move_playouts, net=None, search_score=None):
         self.color, self.size = color, size
         self.sign = 1.0 if color == BLACK else -1.0
         self.board = board
-        self._score_stats = score_stats
+        self.komi, self.seed, self._playouts = komi, seed, playouts
         self._move_playouts = move_playouts
         self._search_score = search_score or (lambda: None)
         self._root = None
         self._moves = {}
         self._move_own = {}                        # move -> ownership after it, ``color``'s view
         self._net = net
+
+    def score_stats(self, move=None, playouts=None):
+        """(ownership, mean score, score stdev) over playouts from the
+        position with ``color`` to move, after ``color`` plays ``move`` when
+        given (engine.scoring.playout_stats; Black's view, komi included;
+        ``playouts`` of them, the root's count by default)."""
+        from engine.scoring import playout_stats
+        b = self.board.copy()
+        b.to_move = self.color
+        if move is not None:
+            b.superko = False
+            b.play(move, self.color)
+        return playout_stats(b, self.komi, playouts or self._playouts, seed=self.seed)
+
+    def callback(self, on_info, avoid=()):
+        """``on_info`` for analyses that show scores: it gets the rows as
+        :class:`Rows`, annotated (:meth:`annotate`); call it with
+        ``final=True`` for the last report of a search.  Its ``scored`` is
+        this object."""
+        def wrapped(rows, final=False):
+            on_info(self.annotate(rows, avoid, final=final))
+        wrapped.scored = self
+        return wrapped
 
     def _net_after(self, moves):
         """The score head's lead (``color``'s view) after each of ``moves``;
@@ -116,7 +138,7 @@ class ScoredRows:
             # the heads speak for the side to move, here ``color``
             self._root = ([float(v) for v in own[0]], float(lead[0]), 0.0)
         if self._root is None:
-            own, mean, sd = self._score_stats(self.color, board=self.board)
+            own, mean, sd = self.score_stats()
             self._root = ([self.sign * v for v in own], self.sign * mean, sd)
         return self._root
 
@@ -131,7 +153,7 @@ class ScoredRows:
             self._net_after([m])
         else:
             try:
-                own, mean, sd = self._score_stats(self.color, m, self._move_playouts, board=self.board)
+                own, mean, sd = self.score_stats(m, self._move_playouts)
                 self._move_own[m] = [self.sign * v for v in own]
                 self._moves.setdefault(m, (self.sign * mean, sd))
             except Exception:
@@ -147,7 +169,7 @@ class ScoredRows:
             r = self.root()
             return r[1], r[2], False
         try:
-            _own, mean, sd = self._score_stats(self.color, m, self._move_playouts, board=self.board)
+            _own, mean, sd = self.score_stats(m, self._move_playouts)
         except Exception:
             log.exception("score playouts after %s failed", m)
             r = self.root()

@@ -92,6 +92,12 @@ class Nets:
         p, _, v = ev.evaluate_all([board])
         return p[0], (None if v is None else float(v[0]))
 
+    def priors(self, board):
+        """The net's move priors for ``board`` (length size*size + 1, pass
+        last), or None without a net."""
+        got = self.evaluate(board)
+        return None if got is None else got[0]
+
     def scorer(self, size):
         """The net whose score and ownership heads analysis reads
         (``player.score_source = net`` or ``backup``), or None: playouts then.  A net

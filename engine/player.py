@@ -45,11 +45,9 @@ from engine.player_errors import (GameStateError, IllegalMoveError, NoNetError, 
                                   PlayerError, TimeSettingsError)
 from engine.netset import Nets
 from engine.player_options import PlayerOptions
+from engine.thinking import Thinking, rows_callback
 
 log = logging.getLogger("gomcts.player")
-
-ANALYSIS_PLAYOUTS = 10**9          # "until stopped" (pondering, streaming analysis)
-
 
 def _clock_seed():
     return int(time.time() * 1000) & 0x7FFFFFFF
@@ -60,50 +58,6 @@ def _vtx(move, size):
     if move is None or move < 0:
         return "resign"
     return coords.to_gtp(move, size)
-
-
-class Thinking:
-    """A search of a set position on its own thread, from :meth:`start`
-    until :meth:`stop` (pondering, streaming analysis).  ``done`` is set
-    when the search ended by itself (the pool policy ``stop`` fired)."""
-
-    def __init__(self, search, name, on_info=None, interval=0.1):
-        self.search = search
-        self.name = name
-        self._on_info = on_info
-        self._interval = interval
-        self._stop = threading.Event()
-        self.done = threading.Event()
-        self._thread = None
-
-    def _info(self, srch):
-        try:
-            rows = srch.analysis()
-        except Exception:
-            log.exception("analysis line failed")
-            return
-        self._on_info(rows)
-
-    def _work(self):
-        kw = {}
-        if self._on_info is not None:
-            kw = {"callback": self._info, "callback_interval": self._interval}
-        try:
-            self.search.run(playouts=ANALYSIS_PLAYOUTS, seconds=None, stop_event=self._stop, **kw)
-        except Exception:
-            log.exception("%s search failed", self.name)
-        finally:
-            self.done.set()
-
-    def start(self):
-        self._thread = threading.Thread(target=self._work, daemon=True, name=f"player-{self.name}")
-        self._thread.start()
-        return self
-
-    def stop(self):
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
 
 
 class Player(PlayerOptions):
@@ -212,31 +166,6 @@ class Player(PlayerOptions):
         """The net for this board size (or ``size``), or None if unavailable (engine/netset.py)."""
         return self.nets.get(size or self.size)
 
-    def priors(self):
-        """The net's move priors for the current position (length
-        size*size + 1, pass last), or None without a net."""
-        got = self.net_eval()
-        return None if got is None else got[0]
-
-    def net_eval(self):
-        """The net's raw output for the current position: (priors, value);
-        None without a net (Nets.evaluate)."""
-        return self.nets.evaluate(self.game.board.copy())
-
-    def net_scorer(self):
-        """The net whose score and ownership heads analysis reads, or None (Nets.scorer)."""
-        return self.nets.scorer(self.size)
-
-    def net_estimate(self):
-        """(Black's lead, Black's ownership) of the current position from the
-        net's heads, or None (Nets.estimate)."""
-        return self.nets.estimate(self.game.board.copy())
-
-    def net_raw(self, symmetries=(0,)):
-        """The net's own answer for the current position, the mean over
-        ``symmetries`` (Nets.raw): for the side to move; None without a net."""
-        return self.nets.raw(self.game.board.copy(), symmetries)
-
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's
         clear_cache): the next search starts afresh."""
@@ -258,10 +187,11 @@ class Player(PlayerOptions):
             except Exception:
                 log.exception("search.clear failed")
 
-    def _position(self, color):
-        """A copy of the current board with ``color`` to move."""
+    def position(self, color=None):
+        """A copy of the current board, with ``color`` to move when given
+        (what the nets are asked about: ``player.nets``, engine/netset.py)."""
         b = self.game.board.copy()
-        if b.to_move != color:
+        if color is not None and b.to_move != color:
             b.to_move = color
         return b
 
@@ -536,7 +466,7 @@ class Player(PlayerOptions):
         (and :meth:`close`) stops the search early.  ``avoid``: moves not to choose (the
         analysis commands' avoid/allow; the search's root forbids them)."""
         game = self.game
-        board = self._position(color)
+        board = self.position(color)
         t0 = time.time()
         res = None
         move = None
@@ -567,15 +497,7 @@ class Player(PlayerOptions):
                 playouts, secs = self.cfg.search.playouts, self.think_seconds(color)
                 if self.tc.limited:
                     extend_to = self.tc.extension_for(secs)
-            cb = None
-            if on_info is not None:
-                def cb(srch):
-                    try:
-                        rows = srch.analysis()
-                    except Exception:
-                        log.exception("analysis line failed")
-                        return
-                    on_info(rows)
+            cb = rows_callback(on_info) if on_info is not None else None
             res = s.run(playouts=playouts, seconds=secs if secs else None, extend_to=extend_to,
                         stop_event=self.interrupt, callback=cb,
                         callback_interval=info_interval or 0.1, exact=exact)
@@ -702,7 +624,7 @@ class Player(PlayerOptions):
         ``on_info(rows)`` every ``interval`` seconds.  ``avoid``: moves the
         root may not play (see :meth:`_avoid`)."""
         s = self.search()
-        s.set_position(self._position(color), self.score_komi)
+        s.set_position(self.position(color), self.score_komi)
         self._avoid(s, avoid)
         return Thinking(s, "analyze", on_info, interval)      # started by the caller
 
@@ -715,21 +637,13 @@ class Player(PlayerOptions):
         def search_score():
             s = self._search
             return s.root_score() if s is not None and hasattr(s, "root_score") else None
-        return ScoredRows(self.game.board.copy(), color, self.size, self.score_stats,
-                          self.cfg.player.move_score_playouts, net=self.net_scorer(), search_score=search_score)
+        pc = self.cfg.player
+        return ScoredRows(self.position(), color, self.size, self.score_komi, self.seed, pc.score_playouts,
+                          pc.move_score_playouts, net=self.nets.scorer(self.size), search_score=search_score)
 
     def scored_rows(self, color, on_info, avoid=()):
-        """``on_info`` for analyses that show scores: it gets the rows as
-        engine.analysis.Rows, each with ``scoreLead`` and ``scoreStdev``
-        and the root's ``ownership``, for ``color``, in the position of now
-        (genmove plays on); ``final=True`` for the last report of a search
-        (ScoredRows.annotate)."""
-        sc = self.score_rows(color)
-
-        def wrapped(rows, final=False):
-            on_info(sc.annotate(rows, avoid, final=final))
-        wrapped.scored = sc
-        return wrapped
+        """``on_info`` fed the rows with their scores (ScoredRows.callback)."""
+        return self.score_rows(color).callback(on_info, avoid)
 
     def _avoid(self, s, avoid):
         """Forbid ``avoid`` at the root of ``s`` (Search.set_root_avoid) for
@@ -745,20 +659,6 @@ class Player(PlayerOptions):
                 fn(sorted(avoid))
             else:
                 log.warning("this search cannot avoid root moves; they are only left out of the report")
-
-    def score_stats(self, color, move=None, playouts=None, board=None):
-        """(ownership, mean score, score stdev) over playouts from ``board``
-        (default: the current position) with ``color`` to move, after
-        ``color`` plays ``move`` when given (engine.scoring.playout_stats;
-        black's view, komi included; ``player.score_playouts`` playouts by
-        default)."""
-        from engine.scoring import playout_stats
-        b = board.copy() if board is not None else self._position(color)
-        b.to_move = color
-        if move is not None:
-            b.superko = False
-            b.play(move, color)
-        return playout_stats(b, self.score_komi, playouts or self.cfg.player.score_playouts, seed=self.seed)
 
     def can_ponder(self):
         """Pondering is on and it is the opponent's turn after our move."""

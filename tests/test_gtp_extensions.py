@@ -537,7 +537,7 @@ def test_heatmap_and_kata_raw_nn_show_the_net(capsys):
     assert len(rows) == 9 and all(len(r) == 9 for r in rows)
     assert rows[4][4] == 0                        # E5 is occupied
     assert err[9].startswith("pass: ") and err[10].startswith("winrate: ")
-    pr, value = eng.player.net_eval()
+    pr, value = eng.player.nets.evaluate(eng.player.position())
     assert rows[0][2] == int(float(pr[8 * 9 + 2]) * 1000)           # C9: the top row first
     lines = ok(eng, "kata-raw-nn 0").splitlines()
     assert lines[0] == "symmetry 0" and lines[4] == "policy"      # this net has no score or ownership head

@@ -435,7 +435,7 @@ class AnalysisServer:
         avoid = self._avoid_set(q, to_move, size)
         sink = []
         scored = p.scored_rows(to_move, sink.append, avoid)
-        raw = p.net_raw()                   # rootInfo's raw fields: the net's own answer at the root
+        raw = p.nets.raw(p.position())                   # rootInfo's raw fields: the net's own answer at the root
         every = q.get("reportDuringSearchEvery")
         on_info = None
         if every:
@@ -552,7 +552,7 @@ class AnalysisServer:
                 if q.get("includeMovesOwnershipStdev"):
                     i["ownershipStdev"] = [ownership_stdev(v) for v in i["ownership"]]
         if q.get("includePolicy"):
-            pr = p.priors()
+            pr = p.nets.priors(p.position())
             if pr is not None:
                 nn = size * size
                 out["policy"] = [float(pr[yy * size + xx]) for yy in range(size - 1, -1, -1)

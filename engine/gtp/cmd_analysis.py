@@ -246,7 +246,7 @@ class AnalysisCommands:
 
     # -- the net's raw output (Leela Zero, KataGo)
     def _net_output(self):
-        got = self.player.net_eval()
+        got = self.player.nets.evaluate(self.player.position())
         if got is None:
             raise GtpFail(f"no net for {self.size}x{self.size}")
         return got
@@ -283,7 +283,7 @@ class AnalysisCommands:
         else:
             raise GtpFail(f"syntax error: kata-raw-nn SYMMETRY takes 0-7 or all, not '{args[0]}'")
         self._net_output()                  # no net, or a named one that does not load: the usual error
-        got = self.player.net_raw(syms)
+        got = self.player.nets.raw(self.player.position(), syms)
         if got is None:
             raise GtpFail(f"no net for {self.size}x{self.size}")
         n = self.size
@@ -366,7 +366,7 @@ class AnalysisCommands:
         return "\n".join(out)
 
     def cmd_go_gfx_priors(self, args):
-        pr = self.player.priors()
+        pr = self.player.nets.priors(self.player.position())
         if pr is None:
             return f"TEXT no net for {self.size}x{self.size} (see stderr)"
         top = max(float(pr[:self.game.pass_move].max()), 1e-9)

@@ -246,7 +246,7 @@ class GameCommands:
         estimate and the ownership are the net's heads' when it has them,
         else the dead-stone estimate's playouts'."""
         self._nargs(args, 0, usage="estimate_score")
-        net = self.player.net_estimate()
+        net = self.player.nets.estimate(self.player.position())
         if net is not None:         # the score and ownership heads, where the net has them
             lead, own = net
             white = -round(2 * lead) / 2
