@@ -244,6 +244,9 @@ class NetConfig:
                             "or fp64 (the same answers on every CPU, slower: the trees of tests/tree_fingerprint.py)")
     required: bool = _f(False, doc="fail if no weights for this size (else play without the net)")
     rawnet: bool = _f(False, doc="play the net's most probable legal move, no search")
+    symmetry: str = _f("none", choices=("none", "random"),
+                       doc="the board's orientation the net sees in the search: none (as it stands), or random "
+                           "(a symmetry drawn for each batch, the answer turned back, as KataGo does)")
 
 
 @dataclass(frozen=True)

@@ -61,7 +61,8 @@ def load_evaluator(cfg, size):
     device = net_device(cfg)    # a GPU asked for and absent: a config error, not "no net"
     src = weights_file(cfg.net.weights) if cfg.net.weights else size
     path = weights_file(cfg.net.weights) if cfg.net.weights else weights_path(size)
-    kw = dict(threads=cfg.net.threads, cache_size=cfg.net.cache_size, device=device, precision=cfg.net.precision)
+    kw = dict(threads=cfg.net.threads, cache_size=cfg.net.cache_size, device=device, precision=cfg.net.precision,
+              symmetry=cfg.net.symmetry)
     if not os.path.exists(path):
         ev = None if cfg.net.weights else _conv_net_from_another_size(size, kw)
         if ev is None:

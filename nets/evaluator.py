@@ -213,8 +213,13 @@ class Evaluator:
 
     def __init__(self, model, threads: int | None = 1, cache_size: int = 4096,
                  name: str | None = None, path: str | None = None, precision: str = "fp32",
-                 device: str = "cpu"):
+                 device: str = "cpu", symmetry: str = "none"):
+        import random
         import torch
+        if symmetry not in ("none", "random"):
+            raise ValueError(f"symmetry must be 'none' or 'random', got {symmetry!r}")
+        self.symmetry = symmetry
+        self._sym_rng = random.Random(0)
         if threads:
             torch.set_num_threads(int(threads))
         self._torch = torch
@@ -252,7 +257,7 @@ class Evaluator:
     def load(cls, path_or_size, threads: int | None = 1, cache_size: int = 4096,
              weights_dir: str = WEIGHTS_DIR, expect_config=None,
              precision: str = "fp32", device: str = "cpu", need_value: bool = False,
-             board_size: int | None = None) -> "Evaluator":
+             board_size: int | None = None, symmetry: str = "none") -> "Evaluator":
         """Evaluator from shipped weights: ``path_or_size`` is a board size
         (``nets/weights/<n>x<n>.pt``) or a path.  A board size also requires
         the file's net to be for that size; ``expect_config`` (a ModelConfig)
@@ -305,7 +310,7 @@ class Evaluator:
             raise WeightsError(f"{path}: state_dict does not match {cfg.name}: {e}") from None
         name = os.path.splitext(os.path.basename(path))[0]
         return cls(model, threads=threads, cache_size=cache_size, name=name, path=path,
-                   precision=precision, device=device)
+                   precision=precision, device=device, symmetry=symmetry)
 
     # -- evaluation ------------------------------------------------------------
     def _input(self, boards):
@@ -326,13 +331,22 @@ class Evaluator:
             xt = xt.contiguous(memory_format=torch.channels_last)
         return xt
 
-    def _run(self, boards, want_lead=False):
+    def _run(self, boards, want_lead=False, want_features=False):
         """Raw logits (B, M), values (B,) or None, features (B, F) and
         score leads (B,) or None (without ``want_lead`` or a score head) for
-        boards, float32 numpy."""
+        boards, float32 numpy.  With ``symmetry = "random"`` the batch is
+        turned by a symmetry drawn for it and the move logits turned back
+        (KataGo's way: a net that is not quite symmetric errs differently in
+        each orientation, and the tree averages the errors); a batch whose
+        features are asked for (the M-MCTS memory's keys) is not turned."""
+        from nets.model import turn, turn_back
         torch = self._torch
-        B = len(boards)
+        B, n = len(boards), self.board_size
         xt = self._input(boards)
+        s = self._sym_rng.randrange(8) if self.symmetry == "random" and not want_features else 0
+        if s:
+            xt = turn(xt, s)
+            xt = xt.contiguous(memory_format=torch.channels_last) if self.channels_last else xt.contiguous()
         leads = None
         with torch.inference_mode(), self._autocast():
             if want_lead and self.has_aux:
@@ -340,10 +354,14 @@ class Evaluator:
                 leads = score.float().cpu().numpy().astype(np.float32)
             else:
                 logits, vlogit, feats = self.model.forward_all(xt)
-            logits = logits.float().cpu().numpy().copy()
+            logits = logits.float()
+            if s:
+                grid = turn_back(logits[:, :n * n].reshape(B, n, n), s).reshape(B, n * n)
+                logits = torch.cat([grid, logits[:, n * n:]], dim=1)
+            logits = logits.cpu().numpy().copy()
             values = None if vlogit is None else self._probability(vlogit)
-            # (B, C, n, n) in NCHW order whatever the memory format
-            feats = feats.float().contiguous().reshape(B, -1).cpu().numpy()
+            # (B, C, n, n) in NCHW order whatever the memory format; none from a turned board
+            feats = None if s else feats.float().contiguous().reshape(B, -1).cpu().numpy()
         return logits, values, feats, leads
 
     def _probability(self, logit):
@@ -409,7 +427,7 @@ class Evaluator:
                         self.misses += 1
         if todo:
             with self._run_lock:
-                lg, vl, ft, ld = self._run([boards[i] for i in todo], want_lead)
+                lg, vl, ft, ld = self._run([boards[i] for i in todo], want_lead, want_features)
             logits[todo] = lg
             if values is not None:
                 values[todo] = vl
@@ -420,7 +438,8 @@ class Evaluator:
             if self.cache_size > 0:
                 with self._lock:
                     for j, i in enumerate(todo):
-                        self._cache[keys[i]] = (lg[j], ft[j], None if vl is None else float(vl[j]),
+                        self._cache[keys[i]] = (lg[j], None if ft is None else ft[j],
+                                                None if vl is None else float(vl[j]),
                                                 None if ld is None else float(ld[j]))
                         self._cache.move_to_end(keys[i])
                     while len(self._cache) > self.cache_size:

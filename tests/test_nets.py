@@ -779,3 +779,35 @@ def test_the_mean_over_all_symmetries_does_not_depend_on_the_boards_orientation(
             turned = symmetric_heads(m, turn(x, s), [0])
             assert not torch.allclose(turned[1], one[1], atol=1e-6)
     assert torch.allclose(pol.sum(1), torch.ones(1))
+
+
+def test_a_random_symmetry_a_batch_turns_the_board_and_the_answer_back():
+    """net.symmetry = random: each batch the net sees in one of the eight
+    orientations, its priors turned back (each answer is one symmetry's,
+    Evaluator.raw); a batch whose features are asked for (the memory's
+    keys) is never turned; the setting reaches the evaluator."""
+    from engine import config, factory
+    torch.manual_seed(2)
+    m = GoNet(ModelConfig.tiny(N, value_head=True))
+    ev = Evaluator(m, cache_size=0, symmetry="random")
+    plain = Evaluator(m, cache_size=0)
+    b = Board(N)
+    for p in (10, 20, 41):
+        b.play(p)
+    each = [plain.raw(b, [s]) for s in range(8)]
+    seen = set()
+    for _ in range(24):
+        pri, _, val = ev.evaluate_all([b])
+        hit = [s for s, r in enumerate(each) if np.allclose(pri[0], r["policy"], atol=1e-5)
+               and abs(float(val[0]) - r["value"]) < 1e-5]
+        assert hit
+        seen.add(hit[0])
+    assert len(seen) >= 4
+    p0, f0, v0 = plain.evaluate_all([b], want_features=True)
+    for _ in range(8):
+        pri, feats, val = ev.evaluate_all([b], want_features=True)
+        assert np.allclose(pri, p0, atol=1e-6) and np.allclose(feats, f0, atol=1e-6)
+    with pytest.raises(ValueError, match="symmetry"):
+        Evaluator(m, symmetry="all")
+    ev = factory.load_evaluator(config.load(None, ["net.symmetry=random", "prior.evaluator=net"]), 9)
+    assert ev.symmetry == "random"
