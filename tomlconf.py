@@ -119,6 +119,20 @@ def _check(name, f, value):
     return value
 
 
+def check_table(obj, prefix=""):
+    """Every value of a settings dataclass instance built directly (not by
+    :func:`build_table`: tests, benchmarks): its type, then its range or
+    choices, as the loader checks them; ConfigError names ``prefix + key``."""
+    for f in fields(obj):
+        v, t = getattr(obj, f.name), _type(f)
+        if t in (int, float):
+            import numbers
+            want = numbers.Integral if t is int else numbers.Real
+            if isinstance(v, bool) or not isinstance(v, want):
+                raise ConfigError(f"{prefix}{f.name}: {v!r} is not {'an integer' if t is int else 'a number'}")
+        _check(prefix + f.name, f, v)
+
+
 def build_table(cls, values, prefix=""):
     """An instance of the settings dataclass ``cls`` (fields declared with
     the defaults, ranges and docs of this module's tables) from {key:

@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402
 from engine import memkernel  # noqa: E402
 import dataclasses  # noqa: E402
 
-from engine.config import MemoryCfg  # noqa: E402
+from engine.config import MemoryConfig  # noqa: E402
 from engine.memory import Memory  # noqa: E402
 
 
@@ -61,7 +61,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
 
-    config = dataclasses.replace(MemoryCfg(), memory_size=args.entries, M=min(50, args.entries))
+    config = dataclasses.replace(MemoryConfig(), memory_size=args.entries, M=min(50, args.entries))
     memory = Memory(config, in_dim=args.dim, seed=args.seed)
     rng = np.random.default_rng(args.seed)
     calls = args.calls

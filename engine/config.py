@@ -164,7 +164,7 @@ class TimeConfig:
 
 
 @dataclass(frozen=True)
-class MemoryCfg:
+class MemoryConfig:
     enabled: bool = _f(False, doc="M-MCTS value memory (Xiao, Mei & Mueller 2018); the other keys' defaults are "
                                   "its best measured variant at equal time (docs/results/mmcts-equal-time.md)")
     memory_size: int = _f(10000, 1, 10**7, doc="entries (paper: 10,000)")
@@ -185,6 +185,16 @@ class MemoryCfg:
                     doc='phi for the first this many new nodes of a search (those the net sees anyway under '
                         'prior.dcnn_nodes); "all" (or 0) = every node, as the paper (memory.enabled = false for none)')
     confidence: bool = _f(True, doc="scale N_M by exp((max cos - 1) / tau), the closest entry's kernel against a perfect match (deviation)")
+
+
+def memory_refused(m):
+    """Why the ``[memory]`` table ``m`` cannot run (the rules between its
+    keys; each key's own range is the table's), or None."""
+    if m.M > m.memory_size:
+        return f"memory.M ({m.M}) must not exceed memory.memory_size ({m.memory_size})"
+    if m.probe_radius > m.hash_bits:
+        return f"memory.probe_radius ({m.probe_radius}) must not exceed memory.hash_bits ({m.hash_bits})"
+    return None
 
 
 @dataclass(frozen=True)
@@ -301,7 +311,7 @@ class Config:
     prior: PriorConfig = field(default_factory=PriorConfig)
     pool: PoolConfig = field(default_factory=PoolConfig)
     time: TimeConfig = field(default_factory=TimeConfig)
-    memory: MemoryCfg = field(default_factory=MemoryCfg)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
     bhrf: BhrfConfig = field(default_factory=BhrfConfig)
     moggy: MoggyConfig = field(default_factory=MoggyConfig)
     net: NetConfig = field(default_factory=NetConfig)
@@ -382,9 +392,9 @@ def _check_cross(cfg):
     if cfg.player.book and not cfg.player.book_file:
         raise ConfigError("player.book = true needs player.book_file: no opening book ships "
                           "(build one with python -m tools.book, or set player.book = false)")
-    if cfg.memory.M > cfg.memory.memory_size:
-        raise ConfigError(f"memory.M ({cfg.memory.M}) must not exceed memory.memory_size "
-                          f"({cfg.memory.memory_size})")
+    why = memory_refused(cfg.memory)
+    if why is not None:
+        raise ConfigError(why)
     if cfg.search.seconds == 0 and cfg.search.playouts <= 0:
         raise ConfigError("search.playouts: the move budget must be positive")
     if cfg.bhrf.trials > 0 and cfg.bhrf.accept == "probability":

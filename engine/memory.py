@@ -114,8 +114,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.config import MemoryCfg
+from engine.config import MemoryConfig, memory_refused
 from engine.memkernel import FeatureHash, MemoryIndex
+from tomlconf import check_table
 
 
 __all__ = ["check_config", "FeatureHasher", "Memory", "memory_value",
@@ -131,42 +132,19 @@ SIMHASH_DIM = 512
 
 
 def check_config(config, seed=0) -> None:
-    """Check every knob of a ``[memory]`` table (engine.config.MemoryCfg;
-    the loader checks ranges, this also holds for a table built directly,
-    as tests and benchmarks do) and the seed.
+    """Check every knob of a ``[memory]`` table (engine.config.MemoryConfig)
+    as the loader does (tomlconf.check_table: a table built directly, as
+    tests and benchmarks do, holds to the same ranges; the rules between
+    keys are engine.config.memory_refused's), and the seed.
 
     Raises:
         ValueError: naming the offending key, e.g.
             ``memory.M (60) must not exceed memory.memory_size (50)``.
     """
-    for name in ("memory_size", "M", "D", "hash_tables"):
-        value = getattr(config, name)
-        if not _is_int(value) or value < 1:
-            raise ValueError(
-                f"memory.{name} must be a positive integer "
-                f"(got {value!r})")
-    if config.M > config.memory_size:
-        raise ValueError(
-            f"memory.M ({config.M}) must not exceed "
-            f"memory.memory_size ({config.memory_size})")
-    try:
-        tau_ok = float(config.tau) > 0 and np.isfinite(float(config.tau))
-    except (TypeError, ValueError):
-        tau_ok = False
-    if not tau_ok:
-        raise ValueError(f"memory.tau must be > 0 (got {config.tau!r})")
-    if not _is_int(config.hash_bits) or not 1 <= config.hash_bits <= 32:
-        raise ValueError(
-            f"memory.hash_bits must be in 1..32 (got {config.hash_bits!r})")
-    if not _is_int(config.probe_radius) or not 0 <= config.probe_radius <= 2:
-        raise ValueError(
-            "memory.probe_radius must be in 0..2 "
-            f"(got {config.probe_radius!r})")
-    if (_is_int(config.probe_radius) and _is_int(config.hash_bits)
-            and config.probe_radius > config.hash_bits):
-        raise ValueError(
-            f"memory.probe_radius ({config.probe_radius}) must not exceed "
-            f"memory.hash_bits ({config.hash_bits})")
+    check_table(config, "memory.")
+    why = memory_refused(config)
+    if why is not None:
+        raise ValueError(why)
     if not _is_int(seed) or seed < 0:
         raise ValueError("memory.seed must be a non-negative integer "
                          f"(got {seed!r})")
@@ -263,7 +241,7 @@ class Memory:
     replacement and a SimHash index for approximate top-M queries.
 
     Args:
-        config: the knobs, the ``[memory]`` table (engine.config.MemoryCfg).
+        config: the knobs, the ``[memory]`` table (engine.config.MemoryConfig).
         seed: seed of the feature hash and of the SimHash hyperplanes.
         in_dim: dimension L of the raw feature vectors zeta given to
             :meth:`add` / :meth:`phi`.
@@ -280,7 +258,7 @@ class Memory:
     :meth:`phi`.
     """
 
-    def __init__(self, config: MemoryCfg, in_dim: int, seed: int = 0,
+    def __init__(self, config: MemoryConfig, in_dim: int, seed: int = 0,
                  simhash_dim: int | None = SIMHASH_DIM) -> None:
         check_config(config, seed)
         self.config = config

@@ -15,16 +15,16 @@ import pytest
 
 import dataclasses
 
-from engine.config import MemoryCfg
+from engine.config import MemoryConfig
 from engine.memory import FeatureHasher, Memory, check_config, memory_value
 
 
-def small_config(**overrides) -> MemoryCfg:
+def small_config(**overrides) -> MemoryConfig:
     """A fast config: small D and capacity, paper SimHash layout."""
     values = dict(memory_size=200, M=10, tau=0.1, D=256, hash_tables=8,
                   hash_bits=16, probe_radius=1)
     values.update(overrides)
-    return dataclasses.replace(MemoryCfg(), **values)
+    return dataclasses.replace(MemoryConfig(), **values)
 
 
 def unit(x: np.ndarray) -> np.ndarray:
@@ -49,25 +49,25 @@ def unit(x: np.ndarray) -> np.ndarray:
 ])
 def test_bad_config_raises_naming_key(overrides, key):
     with pytest.raises(ValueError, match=key.replace(".", r"\.")):
-        Memory(dataclasses.replace(MemoryCfg(), **overrides), in_dim=8)
+        Memory(dataclasses.replace(MemoryConfig(), **overrides), in_dim=8)
 
 
 def test_m_greater_than_memory_size_message():
     with pytest.raises(ValueError) as err:
-        check_config(dataclasses.replace(MemoryCfg(), memory_size=50, M=60))
+        check_config(dataclasses.replace(MemoryConfig(), memory_size=50, M=60))
     assert str(err.value) == ("memory.M (60) must not exceed "
                               "memory.memory_size (50)")
 
 
 def test_defaults_are_the_papers():
-    c = MemoryCfg()
+    c = MemoryConfig()
     assert (c.memory_size, c.M, c.tau, c.D) == (10000, 50, 0.1, 4096)
     assert (c.hash_tables, c.hash_bits, c.probe_radius) == (8, 16, 1)
 
 
 def test_a_bad_seed_is_named():
     with pytest.raises(ValueError, match=r"memory\.seed"):
-        check_config(MemoryCfg(), seed=-1)
+        check_config(MemoryConfig(), seed=-1)
 
 
 # ----------------------------------------------------------------------
@@ -342,7 +342,7 @@ def test_clear_and_stats():
 
 def test_tiny_tau_is_finite():
     rng = np.random.default_rng(4)
-    mem = Memory(small_config(tau=1e-30, hash_bits=1, hash_tables=1, M=5),
+    mem = Memory(small_config(tau=1e-9, hash_bits=1, hash_tables=1, M=5),     # the least tau the table takes
                  in_dim=16)
     for k in range(30):
         mem.add(k, rng.standard_normal(16), rng.random(), 3)

@@ -11,7 +11,7 @@ from engine.search import RESIGN, Search
 # the paper's memory (every node, its lambda schedule, no confidence), which the
 # memory tests below check; the shipped defaults are the equal-time winner
 PAPER_MEMORY = ("memory.nodes=all", "memory.confidence=false", "memory.lambda_schedule=share")
-PAPER_MEMORY_CFG = dict(nodes=0, confidence=False, lambda_schedule="nm")
+PAPER_MEMORY_CFG = dict(nodes=0, confidence=False, lambda_schedule="share")
 
 
 def cfg(*sets):
@@ -301,10 +301,10 @@ def test_board_pickles():
 
 def test_mmcts_memory_hooks():
     import dataclasses
-    from engine.config import MemoryCfg
+    from engine.config import MemoryConfig
     from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    mem = Memory(dataclasses.replace(MemoryConfig(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
     s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=50"),
                evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
@@ -323,10 +323,10 @@ def test_mmcts_memory_hooks():
 
 def test_mmcts_memory_nodes_bounds_adds_and_syncs():
     import dataclasses
-    from engine.config import MemoryCfg
+    from engine.config import MemoryConfig
     from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    mem = Memory(dataclasses.replace(MemoryConfig(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
     s = Search(cfg("search.tree=uct", "search.playouts=400", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=30",
                    "memory.nodes=30", "search.early_stop=false"), evaluator=ev, memory=mem)
     s.set_position(Board(9), 7.0)
@@ -357,12 +357,12 @@ def test_mmcts_confidence_scales_nm_by_closest_match():
     """memory.confidence: N_M shrinks by exp((max cos - 1) / tau), so the
     root gathers less memory weight than without it, never more."""
     import dataclasses
-    from engine.config import MemoryCfg
+    from engine.config import MemoryConfig
     from engine.memory import Memory
     got = {}
     for conf in (False, True):
         ev = ScriptedEvaluator(features=64)
-        mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+        mem = Memory(dataclasses.replace(MemoryConfig(), memory_size=500, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
         s = Search(cfg("search.tree=uct", "search.playouts=300", "memory.enabled=true", *PAPER_MEMORY, "prior.dcnn_nodes=50",
                        "search.early_stop=false", f"memory.confidence={str(conf).lower()}"),
                    evaluator=ev, memory=mem)
@@ -375,10 +375,10 @@ def test_mmcts_confidence_scales_nm_by_closest_match():
 
 def _memory_search(*sets, playouts=300, batch=None):
     import dataclasses
-    from engine.config import MemoryCfg
+    from engine.config import MemoryConfig
     from engine.memory import Memory
     ev = ScriptedEvaluator(features=64)
-    mem = Memory(dataclasses.replace(MemoryCfg(), memory_size=5000, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    mem = Memory(dataclasses.replace(MemoryConfig(), memory_size=5000, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
     extra = [f"search.batch_size={batch}"] if batch else []
     s = Search(cfg("search.tree=uct", f"search.playouts={playouts}", "memory.enabled=true", *PAPER_MEMORY,
                    "prior.dcnn_nodes=50", "search.early_stop=false", *extra, *sets), evaluator=ev, memory=mem)
