@@ -4,7 +4,8 @@ points the order-0 move loses (KaTrain's grading: the root's lead minus the
 move's, for the side to move).
 
     python bench/lead_stability.py [--size 9] [--visits 500] [--positions 20] [--repeats 5] \\
-        [--weights nets/weights/9x9-teacher.pt] [--teacher records/datasets/teacher/19x19-test]
+        [--weights nets/weights/9x9-teacher.pt] [--teacher records/datasets/teacher/19x19-test] \\
+        [--sources net,backup,playouts] [--set KEY=VALUE ...]
 
 The positions are every tenth position of the held-out GNU Go games of
 ``records/datasets/<n>x<n>-test`` (from move 10 on), each asked through the JSON
@@ -17,7 +18,9 @@ head's after it), the same heads backed up through the tree (``backup``), and
 the reference, from playouts (``playouts``).  Prints the mean standard
 deviation of each, the points the order-0 move and every candidate lose
 (below -1: a move read better in points than the engine's choice), the net's
-ratio to playouts, and last ``lead_stdev: X points`` for the net.  With
+ratio to playouts, the root win rate's standard deviation over the same
+queries (in points of percent), and last ``lead_stdev: X points`` for the
+net.  With
 ``--teacher`` (label shards of ``tools.label`` over the same held-out games),
 also how far each source's mean root lead lies from the teacher's lead
 (mean absolute error in points, Black's view, komi included).
@@ -68,7 +71,7 @@ def teacher_leads(folder):
 
 def run(size, visits, games, repeats, sets, ref_leads=None):
     cfg = os.path.join(ROOT, "configs", f"{size}x{size}.toml")
-    stdevs, lost, err, cand = [], [], [], []
+    stdevs, lost, err, cand, wstd = [], [], [], [], []
     mstd, mlost, merr = [], [], []      # the root's lead as the candidates' visit-weighted mean
     for k, mv in enumerate(games):
         cols = "BW"
@@ -83,6 +86,7 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
             got += [json.loads(ln) for ln in out.getvalue().splitlines()]
         leads = [r["rootInfo"]["scoreLead"] for r in got]
         stdevs.append(statistics.pstdev(leads))
+        wstd.append(100 * statistics.pstdev(r["rootInfo"]["winrate"] for r in got))     # in points of percent
         means = [visit_mean(r) for r in got]
         mstd.append(statistics.pstdev(means))
         if (leads_ref := (ref_leads or {}).get(tuple(mv))) is not None:
@@ -98,7 +102,8 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
     return (statistics.mean(stdevs), max(stdevs), max(abs(x) for x in lost),
             statistics.mean(err) if err else None, len(err), min(cand),
             sum(1 for x in cand if x < -1.0) / len(cand),
-            (statistics.mean(mstd), max(mstd), max(mlost), statistics.mean(merr) if merr else None))
+            (statistics.mean(mstd), max(mstd), max(mlost), statistics.mean(merr) if merr else None),
+            (statistics.mean(wstd), max(wstd)))
 
 
 def visit_mean(answer):
@@ -119,13 +124,15 @@ def main():
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--weights", default="", help="net weights (default: the shipped net of the size)")
     ap.add_argument("--teacher", default="", help="label shards of the same games: the leads' error against them")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting for every engine of the run (as gtp_main's --set)")
     ap.add_argument("--sources", default="net,backup,playouts",
                     help="score sources to run, comma-separated (net is always run: its figure is printed last)")
     args = ap.parse_args()
     sources = set(args.sources.split(",")) | {"net"}
     games = positions(args.size, args.positions)
     ref_leads = teacher_leads(args.teacher) if args.teacher else None
-    w = [f"net.weights={args.weights}"] if args.weights else []
+    w = ([f"net.weights={args.weights}"] if args.weights else []) + args.set
     net = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=net"], ref_leads)
     ref = run(args.size, args.visits, games, args.repeats, w + ["player.score_source=playouts"], ref_leads) \
         if "playouts" in sources else None
@@ -147,8 +154,10 @@ def main():
         if m[3] is not None:
             line += f"; off the teacher's by {m[3]:.2f} points"
         print(line)
+        print(f"{'':9s} root win rate stdev mean {r[8][0]:.2f} max {r[8][1]:.2f} points (percent)")
     if ref is not None:
         print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
+    print(f"winrate_stdev: {net[8][0]:.2f} points (percent)")
     print(f"lead_stdev: {net[0]:.2f} points")
 
 

@@ -581,7 +581,7 @@ TABLE_NOTES = {
 
 DEFAULT_HEADER = """\
 # Default configuration: exactly the defaults of engine/config.py, written from it by
-# `make configs` (edit engine/config.py, not this file; tests/test_config.py compares the text).
+# `make configs` (edit engine/config.py, not this file; tests/unit/test_config.py compares the text).
 # Every key: value, what it does, (default; allowed range).
 # Use: python gtp_main.py --config configs/default.toml [--set table.key=value ...]
 # A config may start with base = "other.toml" (relative to it) and set only what differs.

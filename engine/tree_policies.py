@@ -38,7 +38,7 @@ net and memory as the search asks them (engine.netask.NetAsk), the config
 of the board's size, the root board, the threads and the budget.
 
 A new policy is one class (in this file or its own), one ``register`` line
-and one config table (docs/HACKING.md's recipe; tests/test_tree_policies.py
+and one config table (docs/HACKING.md's recipe; tests/unit/test_tree_policies.py
 adds a toy policy that way).  This module imports nothing of the engine,
 so engine.config can read the registry.
 """

@@ -2,7 +2,7 @@
 
     python -m tools.write_default_config [PATH]      # default: configs/default.toml
 
-tests/test_config.py compares the file's text with
+tests/unit/test_config.py compares the file's text with
 :func:`engine.config.default_toml`, so the defaults and their comments have
 one home: the dataclasses in engine/config.py.
 """

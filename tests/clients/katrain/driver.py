@@ -1,5 +1,5 @@
 """Drive the real KaTrain (its own engine, game and AI classes, headless)
-against this engine's JSON analysis server.  Run by tests/test_katrain_real.py
+against this engine's JSON analysis server.  Run by tests/clients/test_katrain_real.py
 with the Python of a throwaway environment that holds KaTrain 1.20.0:
 
     python driver.py "<engine command line>" OUT.json

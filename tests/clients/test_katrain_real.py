@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 DRIVER = os.path.join(ROOT, "tests", "clients", "katrain", "driver.py")
 KATRAIN = "katrain==1.20.0"
 

@@ -1,7 +1,7 @@
 """Threads on one tree (engine/walk.pyx simulate_threads, search.threads):
 the tree's invariants after every search under stress, the modes that
 cannot run threaded named, one thread unchanged (the fingerprints in
-tests/test_tree_fingerprint.py cover the trees), and the speed-up measured
+tests/unit/test_tree_fingerprint.py cover the trees), and the speed-up measured
 in bench/threads.py, not here."""
 import random
 

@@ -41,6 +41,6 @@ def test_a_mismatched_index_is_named(tmp_path):
 
 
 def test_results_hold_collections_not_thousands_of_files():
-    root = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "results")
+    root = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "results")
     n = sum(f.endswith(".sgf") for _, _, fs in os.walk(root) for f in fs)
     assert n <= 100, f"{n} single SGF files under docs/results: pack rows with tools.sgfpack"

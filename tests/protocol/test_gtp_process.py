@@ -13,7 +13,7 @@ import pytest
 
 from engine.config import load
 from tests.conftest import PY, ROOT, SMALL, cpu_seconds, sigint_default, wait_until
-from tests.test_gtp import fail, make_engine, ok
+from tests.protocol.test_gtp import fail, make_engine, ok
 
 
 class Proc:

@@ -489,7 +489,7 @@ def test_mmcts_exact_position_counts_and_readding_merges():
 
 
 def test_root_respects_positional_superko():
-    from tests.test_board import KO, pt
+    from tests.unit.test_board import KO, pt
     b = Board.from_ascii(KO, to_move=BLACK)
     b.play(pt("D2"), BLACK)
     b.play(81, WHITE)

@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from tests.test_gtp import fail, make_engine, ok, parse
+from tests.protocol.test_gtp import fail, make_engine, ok, parse
 
 
 @pytest.fixture
@@ -226,7 +226,7 @@ def check_kata_line(line, size=9, ownership=False):
 
 
 def test_kata_analyze_streams_scores_and_ownership():
-    from tests.test_gtp_process import Proc
+    from tests.protocol.test_gtp_process import Proc
     pr = Proc("player.score_playouts=20", "player.move_score_playouts=8")
     try:
         for line in ("boardsize 9", "play b E5", "play w C3", "play b G7"):
@@ -303,7 +303,7 @@ def test_kata_genmove_analyze_avoids_and_plays(eng):
 def test_docs_list_every_command_with_its_source():
     import os
     from engine.gtp.server import COMMAND_HELP
-    text = open(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs", "GTP.md"),
+    text = open(os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "docs", "GTP.md"),
                 encoding="utf-8").read()
     for name in COMMAND_HELP:
         assert re.search(rf"`{re.escape(name)}[ `]", text), f"docs/GTP.md does not list {name}"

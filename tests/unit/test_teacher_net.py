@@ -11,7 +11,7 @@ from board_ext.board import Board
 from nets import data as D
 from nets.evaluator import Evaluator, WeightsError
 from nets.model import ModelConfig, GoNet
-from tests.test_label import fake_teacher, write_source
+from tests.tools.test_label import fake_teacher, write_source
 from tools import label
 
 N = 9

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from tests.test_label import fake_teacher
+from tests.tools.test_label import fake_teacher
 from tools import mmcts_claim
 
 

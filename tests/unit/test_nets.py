@@ -320,7 +320,7 @@ def test_import_is_light():
     import sys
     code = "import sys, nets.evaluator; print('torch' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+                         cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     assert out.stdout.strip() == "False", out.stderr
 
 
@@ -354,7 +354,7 @@ def test_move_planes_ladders_captures_self_atari():
     from board_ext.features import NUM_PLANES_V1
     s = 9
     # a black stone at (3, 3) netted on three sides by white (the ladder of
-    # tests/test_tactics_reader.py); white to move
+    # tests/unit/test_tactics_reader.py); white to move
     pre = _setup(s, [(3, 3)], [(2, 3), (3, 2), (4, 4)], WHITE)
     x = planes(pre)
     above, right = 4 * s + 3, 3 * s + 4

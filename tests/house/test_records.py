@@ -8,7 +8,7 @@ import pytest
 
 from tools import publish
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def test_every_record_matches_the_manifest():

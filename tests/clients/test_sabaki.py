@@ -6,7 +6,7 @@ import subprocess
 
 import pytest
 
-HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clients", "sabaki")
+HERE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sabaki")
 
 
 @pytest.mark.node

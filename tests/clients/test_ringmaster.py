@@ -10,7 +10,7 @@ import pytest
 
 from tools import ringmaster_py3 as rp
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RINGMASTER = os.path.join(os.path.dirname(sys.executable), "ringmaster")
 
 CTL = """

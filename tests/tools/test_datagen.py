@@ -42,7 +42,7 @@ def test_ctrl_c_ends_datagen_with_one_line(tmp_path):
     import sys
     import time
     from pathlib import Path
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     out = tmp_path / "d"
     args = [sys.executable, "-m", "tools.datagen", "--size", "7", "--level", "1", "--games", "400",
             "--shard-games", "1", "--out", str(out)]
