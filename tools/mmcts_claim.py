@@ -166,6 +166,20 @@ def publish_rows(rows):
     return path
 
 
+def publish_children(records, size, sims, held_out):
+    """Every searched child with its visits, Monte Carlo mean, memory value
+    and V*, one compressed record a board size
+    (records/results/mmcts-claim-children-<n>.json.gz): what
+    bench/value_on_children.py reads the net's value against."""
+    import gzip
+    path = os.path.join(HERE, "records", "results", f"mmcts-claim-children-{size}.json.gz")
+    data = json.dumps({"size": size, "sims": sims, "held_out": held_out, "teacher_visits": 100,
+                       "records": records}, separators=(",", ":")).encode()
+    atomic_write(path, gzip.compress(data, mtime=0))
+    publish.register([path], records=os.path.join(HERE, "records"))
+    return path
+
+
 def _plot(rows, path_png):
     import matplotlib
     matplotlib.use("Agg")
@@ -248,6 +262,8 @@ def main(argv=None):
               f"of {r['with_memory']}")
     if args.publish:
         print(f"mmcts_claim: {os.path.relpath(publish_rows(rows), HERE)}")
+        held = args.held_out or f"records/datasets/{args.size}x{args.size}-test"
+        print(f"mmcts_claim: {os.path.relpath(publish_children(records, args.size, args.sims, held), HERE)}")
     return 0
 
 
