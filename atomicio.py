@@ -30,21 +30,8 @@ def atomic_write(path, text):
         with (open(path, "wb") if isinstance(text, bytes) else open(path, "w", encoding="utf-8")) as fh:
             fh.write(text)
         return
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.basename(path), dir=d)
-    try:
-        os.fchmod(fd, _FILE_MODE)
-        with (os.fdopen(fd, "wb") if isinstance(text, bytes)
-              else os.fdopen(fd, "w", encoding="utf-8")) as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
+    atomic_save(path, lambda fh: fh.write(data))
 
 
 def atomic_save(path, save, mode=None):
