@@ -12,7 +12,9 @@ Runs write to the ignored ``runs/`` folder (or straight into a folder of
 ``records/`` where a tool keeps its output as it accrues: tools.experiment's
 game archives and tallies, tools.label's shards, which register each file
 they write here).  ``records/MANIFEST.json`` maps each file under
-``records/`` (its path from the repository root) to its sha256 and size.
+``records/`` (its path from the repository root) to its sha256 and size;
+the retired entries (below) are kept apart in ``records/RETIRED.json``, so
+that a publish rewrites the small file only.
 
 A record never changes behind the manifest's back: before anything is
 published, every file already listed is checked, and one whose hash
@@ -50,6 +52,7 @@ from atomicio import atomic_copy, atomic_write
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 RECORDS = os.path.join(ROOT, "records")
 MANIFEST = "MANIFEST.json"
+RETIRED = "RETIRED.json"    # the retired entries, apart: a publish rewrites MANIFEST.json only
 DATA = "DATA.json"
 
 
@@ -65,7 +68,7 @@ def _walk(top):
     for d, dirs, files in os.walk(top):
         dirs[:] = sorted(x for x in dirs if not x.startswith(("_", ".")) and x != "logs")
         for fn in sorted(files):
-            if fn not in (MANIFEST, DATA) and not fn.startswith("."):
+            if fn not in (MANIFEST, RETIRED, DATA) and not fn.startswith("."):
                 yield os.path.join(d, fn)
 
 
@@ -89,16 +92,31 @@ def is_record(path, records=RECORDS):
     return not os.path.relpath(os.path.abspath(path), os.path.abspath(records)).startswith("..")
 
 
-def load_manifest(records=RECORDS):
-    p = os.path.join(records, MANIFEST)
+def _read(records, name):
+    p = os.path.join(records, name)
     if not os.path.exists(p):
         return {}
     with open(p) as f:
         return json.load(f)
 
 
+def load_manifest(records=RECORDS):
+    """Every entry: the live ones (MANIFEST.json) and the retired ones
+    (RETIRED.json, each with its ``restore`` commit)."""
+    man = _read(records, MANIFEST)
+    man.update(_read(records, RETIRED))
+    return man
+
+
 def _save(manifest, records):
-    atomic_write(os.path.join(records, MANIFEST), json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+    """Write the entries back, the retired ones to RETIRED.json (only when
+    they changed: its 8,000 entries stay one blob in the history while
+    publishes come and go) and the others to MANIFEST.json."""
+    live = {k: v for k, v in manifest.items() if not v.get("restore")}
+    gone = {k: v for k, v in manifest.items() if v.get("restore")}
+    if gone != _read(records, RETIRED):
+        atomic_write(os.path.join(records, RETIRED), json.dumps(gone, indent=1, sort_keys=True) + "\n")
+    atomic_write(os.path.join(records, MANIFEST), json.dumps(live, indent=1, sort_keys=True) + "\n")
 
 
 def check(records=RECORDS, only=None):

@@ -121,7 +121,10 @@ def test_retired_records_are_listed_not_present_and_come_back(tmp_path, capsys):
     assert any("s1.npz" in line and "disagrees" in line for line in publish.check(str(records)))
     (records / "datasets" / "d" / "s1.npz").write_bytes(b"shard 1")
     (records / "games" / "new.txt").write_text("not committed")
+    retired = (records / "RETIRED.json").read_bytes()
+    assert "datasets/d/s0.npz" in retired.decode() and "s0.npz" not in (records / "MANIFEST.json").read_text()
     assert publish.main(["--add", str(records / "games" / "new.txt"), "--records", str(records)]) == 0
+    assert (records / "RETIRED.json").read_bytes() == retired      # a publish leaves the retired entries alone
     capsys.readouterr()
     assert publish.main(["--retire", str(records / "games"), "--records", str(records)]) == 1
     assert "only committed" in capsys.readouterr().err
