@@ -39,7 +39,7 @@ from engine.game import Game, GameError, SgfError
 from engine.book import Shelf
 from engine.endgame import Endgame
 from engine.scoring import dynamic_komi, handicap_bonus, Estimate
-from engine.timecontrol import TimeControl, TimeError
+from engine.timecontrol import TimeControl
 
 from engine.player_errors import (GameStateError, IllegalMoveError, NoNetError, OptionError,  # noqa: F401
                                   PlayerError, TimeSettingsError)
@@ -85,7 +85,6 @@ class Player(PlayerOptions):
         self.closed = threading.Event()      # the session is over (close()): every search stops at once
         self.last = None                 # info about the last generated move
         self.color = None                # colour of the last genmove (our side, for pondering)
-        self._time_left_seen = set()
         self.seed = self.cfg.search.seed or _clock_seed()
 
     @property
@@ -244,7 +243,6 @@ class Player(PlayerOptions):
         self.tc.reset()
         self.last = None
         self.color = None
-        self._time_left_seen.clear()
 
     def set_komi(self, komi):
         self.game.komi = float(komi)
@@ -377,31 +375,7 @@ class Player(PlayerOptions):
             props["PB" if self.color == BLACK else "PW"] = self.cfg.gtp.name
         return self.game.to_sgf(properties=props)
 
-    # ================================================================ time
-    def time_settings(self, main, byo_time, byo_stones):
-        """GTP time_settings (0 1 0: no limit)."""
-        try:
-            self.tc.set_gtp(main, byo_time, byo_stones)
-        except TimeError as e:
-            raise TimeSettingsError(str(e)) from None
-        self._time_left_seen.clear()
-
-    def kgs_time_settings(self, system, *values, kata=False):
-        """``kgs-time_settings``; ``kata``: KataGo's ``kata-time_settings``
-        (Fischer clocks too)."""
-        try:
-            self.tc.set_kgs(system, *values, kata=kata)
-        except TimeError as e:
-            raise TimeSettingsError(str(e)) from None
-        self._time_left_seen.clear()
-
-    def time_left(self, color, seconds, stones):
-        try:
-            self.tc.time_left(color, seconds, stones)
-        except TimeError as e:
-            raise TimeSettingsError(str(e)) from None
-        self._time_left_seen.add(color)
-
+    # ================================================================ time (the clocks: self.tc)
     def think_seconds(self, color):
         """Seconds for this move, or None (playouts only).  With a clock
         (time_settings, kgs-time_settings or time_left) the clock's
@@ -515,9 +489,7 @@ class Player(PlayerOptions):
                  self.vtx(move), source, elapsed,
                  f", winrate {res.winrate:.3f}, visits {res.visits}" if res is not None else "")
         if play:
-            if color not in self._time_left_seen:
-                self.tc.spend(color, elapsed)
-            self._time_left_seen.discard(color)
+            self.tc.moved(color, elapsed)
             if move >= 0:
                 try:
                     game.play(color, move, comment=self.explain())

@@ -37,13 +37,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from engine.player_errors import TimeSettingsError
+
 SYSTEMS = ("none", "absolute", "canadian", "byoyomi", "fischer")
 # kata-time_settings: kgs-time_settings' systems and Fischer's
 KATA_SYSTEMS = ("none", "absolute", "byoyomi", "canadian", "fischer", "fischer-capped")
 
 
-class TimeError(ValueError):
-    """Bad time settings (negative values, unknown system)."""
+class TimeError(TimeSettingsError):
+    """Bad time settings (negative values, unknown system): a request the
+    player refuses (engine.player_errors), answered with its message."""
 
 
 @dataclass
@@ -209,8 +212,9 @@ class TimeControl:
         self.reset()
 
     def reset(self):
-        """Fresh clocks for a new game."""
+        """Fresh clocks for a new game (and new settings)."""
         self.clocks = {c: self._fresh() for c in (1, 2)}
+        self.reported = set()        # the colours whose time_left came since their last move
 
     def _fresh(self):
         c = Clock(main=self.main_time)
@@ -250,6 +254,7 @@ class TimeControl:
         seconds, stones = float(seconds), int(stones)
         if seconds < 0 or stones < 0:
             raise TimeError("time left must not be negative")
+        self.reported.add(color)
         c = self.clocks[color]
         if self.system == "fischer" and stones:
             raise TimeError("a Fischer clock has no stones: time_left COLOR SECONDS 0")
@@ -269,6 +274,15 @@ class TimeControl:
             # a clock is running although no settings came: treat as Canadian
             # (stones > 0) or absolute (stones == 0) with these values
             self.system = "canadian" if stones else "absolute"
+
+    def moved(self, color, seconds):
+        """``color`` moved after thinking ``seconds``: its clock is charged
+        unless the controller reported its time since its last move (then
+        the controller's figure stands, and the next report brings the
+        rest)."""
+        if color not in self.reported:
+            self.spend(color, seconds)
+        self.reported.discard(color)
 
     def spend(self, color, seconds):
         """Charge ``seconds`` of thinking to ``color``'s clock (used when the

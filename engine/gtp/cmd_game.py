@@ -206,21 +206,21 @@ class GameCommands:
         m = parse_float(args[0], "main time")
         b = parse_float(args[1], "byo-yomi time")
         s = parse_int(args[2], "byo-yomi stones")
-        self.player.time_settings(m, b, s)
+        self.player.tc.set_gtp(m, b, s)
         return ""
 
     def cmd_kgs_time_settings(self, args):
         if not args:
             raise GtpFail("syntax error: kgs-time_settings none|absolute|byoyomi|canadian ...")
         vals = [parse_float(a) for a in args[1:]]
-        self.player.kgs_time_settings(args[0], *vals)
+        self.player.tc.set_kgs(args[0], *vals)
         return ""
 
     def cmd_kata_time_settings(self, args):
         if not args:
             raise GtpFail("syntax error: kata-time_settings " + "|".join(KATA_SYSTEMS) + " ...")
         vals = [parse_float(a, "time value", hi=1e9) for a in args[1:]]
-        self.player.kgs_time_settings(args[0], *vals, kata=True)
+        self.player.tc.set_kgs(args[0], *vals, kata=True)
         return ""
 
     def cmd_kata_list_time_settings(self, args):
@@ -232,7 +232,7 @@ class GameCommands:
         c = parse_color(args[0])
         t = parse_float(args[1], "time")
         s = parse_int(args[2], "stones")
-        self.player.time_left(c, t, s)
+        self.player.tc.time_left(c, t, s)
         return ""
 
     # -- scoring

@@ -142,13 +142,13 @@ def test_set_option_errors_name_the_key_and_keep_the_config(key, value, words):
 def test_time_settings_and_think_seconds():
     p = player()
     assert p.think_seconds(BLACK) is None           # playouts only
-    p.time_settings(600, 0, 0)
+    p.tc.set_gtp(600, 0, 0)
     even = 600 / p.tc.moves_left(0)                  # the shipped plan by phase: the first move gets
     assert p.think_seconds(BLACK) == pytest.approx(p.tc.main_share(600, 0))   # less than an even share
     assert 0.5 * even < p.think_seconds(BLACK) < even
     with pytest.raises(TimeSettingsError):
-        p.time_settings(-1, 0, 0)
-    p.time_left(BLACK, 10, 0)
+        p.tc.set_gtp(-1, 0, 0)
+    p.tc.time_left(BLACK, 10, 0)
     assert p.think_seconds(BLACK) < 10
 
 

@@ -249,7 +249,7 @@ def test_a_whole_game_on_the_clock_stops_its_searches_by_time():
     from engine.player import Player
     p = Player(load(None, ["gtp.boardsize=5", "prior.evaluator=expert", "search.playouts=100000000",
                            "search.early_stop=false", "search.seed=3", "player.score_playouts=50"]))
-    p.time_settings(0, 1, 1)
+    p.tc.set_gtp(0, 1, 1)
     passes, moves = 0, 0
     while passes < 2 and moves < 60:
         m = p.genmove(1 + moves % 2)
@@ -314,3 +314,22 @@ def test_every_time_key_reaches_the_clock_live():
         assert getattr(p.tc, f.name) == pytest.approx(new), f.name
     p.set_option("time.middle_weight", 4)
     assert p.tc.middle_weight == 4.0
+
+
+def test_a_move_is_charged_unless_the_controller_reported_the_time():
+    """TimeControl.moved: the engine charges its own clock after a move,
+    except when the controller sent time_left since that colour's last
+    move (its figure stands); new settings forget the reports."""
+    t = TimeControl()
+    t.set_gtp(60, 0, 0)
+    t.moved(B, 5.0)
+    assert t.clocks[B].main == pytest.approx(55.0)
+    t.time_left(B, 50, 0)
+    t.moved(B, 5.0)
+    assert t.clocks[B].main == pytest.approx(50.0)      # the controller's figure
+    t.moved(B, 5.0)
+    assert t.clocks[B].main == pytest.approx(45.0)      # no report since: charged
+    t.time_left(B, 40, 0)
+    t.set_gtp(30, 0, 0)
+    t.moved(B, 5.0)
+    assert t.clocks[B].main == pytest.approx(25.0)      # new settings: the report is forgotten
