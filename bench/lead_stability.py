@@ -71,7 +71,7 @@ def teacher_leads(folder):
 
 def run(size, visits, games, repeats, sets, ref_leads=None):
     cfg = os.path.join(ROOT, "configs", f"{size}x{size}.toml")
-    stdevs, lost, err, cand, wstd = [], [], [], [], []
+    stdevs, lost, err, cand, wstd, wmstd = [], [], [], [], [], []
     mstd, mlost, merr = [], [], []      # the root's lead as the candidates' visit-weighted mean
     for k, mv in enumerate(games):
         cols = "BW"
@@ -87,6 +87,7 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
         leads = [r["rootInfo"]["scoreLead"] for r in got]
         stdevs.append(statistics.pstdev(leads))
         wstd.append(100 * statistics.pstdev(r["rootInfo"]["winrate"] for r in got))     # in points of percent
+        wmstd.append(100 * statistics.pstdev(visit_mean(r, "winrate") for r in got))
         means = [visit_mean(r) for r in got]
         mstd.append(statistics.pstdev(means))
         if (leads_ref := (ref_leads or {}).get(tuple(mv))) is not None:
@@ -103,17 +104,17 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
             statistics.mean(err) if err else None, len(err), min(cand),
             sum(1 for x in cand if x < -1.0) / len(cand),
             (statistics.mean(mstd), max(mstd), max(mlost), statistics.mean(merr) if merr else None),
-            (statistics.mean(wstd), max(wstd)))
+            (statistics.mean(wstd), max(wstd), statistics.mean(wmstd), max(wmstd)))
 
 
-def visit_mean(answer):
-    """The candidates' leads weighted by their visits (KataGo's root
-    scoreLead is such a mean over the root's simulations): the root lead
-    the answer would show if it read the search's whole root, not its best
-    move alone."""
+def visit_mean(answer, key="scoreLead"):
+    """The candidates' ``key`` (their leads, or win rates) weighted by
+    their visits (KataGo's root scoreLead and winrate are such means over
+    the root's simulations): what the answer's root would show if it read
+    the search's whole root, not its best move alone."""
     rows = [m for m in answer["moveInfos"] if m.get("visits", 0) > 0]
     n = sum(m["visits"] for m in rows)
-    return sum(m["visits"] * m["scoreLead"] for m in rows) / n if n else answer["rootInfo"]["scoreLead"]
+    return sum(m["visits"] * m[key] for m in rows) / n if n else answer["rootInfo"][key]
 
 
 def main():
@@ -154,7 +155,8 @@ def main():
         if m[3] is not None:
             line += f"; off the teacher's by {m[3]:.2f} points"
         print(line)
-        print(f"{'':9s} root win rate stdev mean {r[8][0]:.2f} max {r[8][1]:.2f} points (percent)")
+        print(f"{'':9s} root win rate stdev mean {r[8][0]:.2f} max {r[8][1]:.2f} points (percent); as the "
+              f"candidates' visit-weighted mean {r[8][2]:.2f} max {r[8][3]:.2f}")
     if ref is not None:
         print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
     print(f"winrate_stdev: {net[8][0]:.2f} points (percent)")

@@ -52,9 +52,20 @@ class Avoid(set):
 
 class Rows(list):
     """Analysis rows (dicts, best first) with the root's ``ownership``
-    (size*size values in flat point order, +1 owned by the analysed colour)."""
+    (size*size values in flat point order, +1 owned by the analysed colour),
+    its lead (its best candidate's) and its win rate (the candidates' win
+    rates weighted by their visits: the root's value over the whole search,
+    as KataGo's root winrate is, steadier than one candidate's)."""
     ownership = None
     root_lead = 0.0
+    root_winrate = None
+
+
+def root_winrate(rows):
+    """The visit-weighted mean of the rows' win rates (None without visits)."""
+    shown = [r for r in rows if r.get("visits", 0) > 0]
+    n = sum(r["visits"] for r in shown)
+    return sum(r["visits"] * r["winrate"] for r in shown) / n if n else None
 
 
 class ScoredRows:
@@ -214,6 +225,7 @@ class ScoredRows:
         # own choice as a loss of points
         shown = [r for r in out if r.get("visits", 0) > 0 and r["move"] not in avoid]
         out.root_lead = shown[0]["scoreLead"] if shown else root_lead
+        out.root_winrate = root_winrate(shown)
         return out
 
     def _annotate_net(self, out, limit=SCORED_PER_CALL):
@@ -244,4 +256,5 @@ class ScoredRows:
         shown = [r for r in out if r.get("visits", 0) > 0]
         out.ownership = root[0]
         out.root_lead = shown[0]["scoreLead"] if shown else root[1]
+        out.root_winrate = root_winrate(shown)
         return out

@@ -27,7 +27,9 @@ One JSON object a line on stdin, one a line on stdout:
   false, ``moveInfos`` (move, visits, edgeVisits and weight (both the
   visits: a node has one edge, a visit weighs 1), winrate, scoreLead,
   scoreMean, scoreSelfplay, scoreStdev, prior, lcb, utility, utilityLcb,
-  order, pv), ``rootInfo`` (visits, winrate, scoreLead, scoreSelfplay,
+  order, pv), ``rootInfo`` (visits, winrate (the candidates' win rates
+  weighted by their visits: the root's value over the whole search, as
+  KataGo's), scoreLead (its best candidate's), scoreSelfplay,
   scoreStdev, utility, currentPlayer, and with a net rawWinrate,
   rawNoResultProb, rawLead and rawScoreSelfplay: the net's own answer at
   the root), ``ownership`` and ``policy`` when asked;
@@ -521,12 +523,13 @@ class AnalysisServer:
             if q.get("includeNoResultValue"):
                 infos[-1]["noResultValue"] = 0.0        # these rules have no no-result outcome
         best = infos[0] if infos else None
+        rwr = wr_of(an.root_winrate) if an.root_winrate is not None else (best["winrate"] if best else 0.5)
         out = {"id": q["id"], "turnNumber": turn, "isDuringSearch": bool(during), "moveInfos": infos,
                "rootInfo": {"visits": sum(i["visits"] for i in infos),
-                            "winrate": best["winrate"] if best else 0.5,
+                            "winrate": rwr,
                             "scoreLead": sign * an.root_lead, "scoreSelfplay": sign * an.root_lead,
                             "scoreStdev": best["scoreStdev"] if best else 0.0,
-                            "utility": 2 * (best["winrate"] if best else 0.5) - 1,
+                            "utility": 2 * rwr - 1,
                             "currentPlayer": "B" if to_move == BLACK else "W"}}
         if raw is not None:
             # the net's own answer at the root, before any search (KataGo's raw fields)

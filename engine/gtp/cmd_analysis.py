@@ -91,10 +91,11 @@ class AnalysisCommands:
                 parts.append(f"info move {mv} visits {visits} winrate {permyriad(wr)} "
                              f"prior {permyriad(prior)} lcb {permyriad(lcb)} order {order} pv {pv}")
         if kata and opts.get("rootInfo") and rows:
-            # the root as KataGo reports it: all visits, the chosen move's
-            # value for the side to move, the root's score lead
+            # the root as KataGo reports it: all visits, the root's value for
+            # the side to move over all of them (Rows.root_winrate), its lead
             best = rows[0]
-            wr = min(1.0, max(0.0, float(best.get("winrate", 0.5))))
+            rwr = getattr(rows, "root_winrate", None)
+            wr = min(1.0, max(0.0, float(rwr if rwr is not None else best.get("winrate", 0.5))))
             lead = getattr(rows, "root_lead", best.get("scoreLead", 0.0))
             parts.append(f"rootInfo visits {sum(int(r.get('visits', 0)) for r in rows)} "
                          f"utility {2 * wr - 1:.6g} winrate {wr:.6g} scoreMean {lead:.6g} "

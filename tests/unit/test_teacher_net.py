@@ -217,8 +217,9 @@ def test_analysis_reads_score_and_ownership_from_the_heads(tmp_path):
 def test_analysis_root_carries_the_nets_raw_answer_and_katagos_edge_fields(tmp_path):
     """rootInfo's rawWinrate, rawLead and rawScoreSelfplay are the heads'
     at the root, in the reported perspective (Black's, White to move
-    here); each moveInfo's edgeVisits and weight are its visits and its
-    utilityLcb is 2 lcb - 1; rootInfo has a scoreStdev."""
+    here); its winrate is the visit-weighted mean of the candidates'; each
+    moveInfo's edgeVisits and weight are its visits and its utilityLcb is
+    2 lcb - 1; rootInfo has a scoreStdev."""
     w = aux_weights(tmp_path)
     q = {"id": "r", "moves": [["B", "E5"], ["W", "C3"], ["B", "G7"]], "rules": "chinese", "komi": 7,
          "boardXSize": 9, "maxVisits": 30}
@@ -233,6 +234,11 @@ def test_analysis_root_carries_the_nets_raw_answer_and_katagos_edge_fields(tmp_p
     assert ri["rawWinrate"] == pytest.approx(1.0 - float(v[0]), abs=1e-5)
     assert ri["rawLead"] == pytest.approx(-float(lead[0]), abs=1e-4) == ri["rawScoreSelfplay"]
     assert ri["rawNoResultProb"] == 0.0 and "scoreStdev" in ri
+    # the root's win rate is its value over the whole search: the
+    # candidates' win rates weighted by their visits, as KataGo's
+    n = sum(mi["visits"] for mi in a["moveInfos"])
+    assert ri["winrate"] == pytest.approx(sum(mi["visits"] * mi["winrate"] for mi in a["moveInfos"]) / n)
+    assert ri["utility"] == pytest.approx(2 * ri["winrate"] - 1)
     for mi in a["moveInfos"]:
         assert mi["edgeVisits"] == mi["visits"] == mi["weight"]
         assert mi["utilityLcb"] == pytest.approx(2 * mi["lcb"] - 1)
