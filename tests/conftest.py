@@ -31,6 +31,19 @@ SMALL = ["search.playouts=30", "player.score_playouts=30", "gtp.boardsize=9", "g
          "search.seed=1", "pool.pool_size=20000", "prior.evaluator=none", "player.book=false"]
 
 
+# a finished 9x9 position whose lone X at G7 is dead in White's area (the
+# pass-safety tests, in process and over GTP)
+DEAD_G7 = [".X.XO....",
+           "XXXXOOOOO",
+           "..XO..X..",
+           "XXXO.....",
+           "..XO.....",
+           "XXXOOOOOO",
+           "X.XO.....",
+           ".XXO..O..",
+           "..XO....."]
+
+
 def have_gnugo():
     return os.access(GNUGO, os.X_OK)
 

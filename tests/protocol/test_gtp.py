@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from engine.config import load
 from engine.gtp.server import GtpServer, preprocess
 from engine.scoring import area_score, fmt_score
-from tests.conftest import PY, ROOT, SMALL, passing_search
+from tests.conftest import DEAD_G7, PY, ROOT, SMALL, passing_search
 
 REPLY_RE = re.compile(r"^([=?])(\d*)(?:[ \n](.*))?$", re.S)
 
@@ -292,15 +292,7 @@ def _fill(eng, rows):
     ok(eng, "gogui-setup " + " ".join(args))
 
 
-POS = [".X.XO....",
-       "XXXXOOOOO",
-       "..XO..X..",     # the lone X at G7 is dead in White's area
-       "XXXO.....",
-       "..XO.....",
-       "XXXOOOOOO",
-       "X.XO.....",
-       ".XXO..O..",
-       "..XO....."]
+POS = DEAD_G7           # the lone X at G7 is dead in White's area (tests.conftest)
 
 
 def test_final_score_and_status(eng):

@@ -6,21 +6,13 @@ import os
 
 from engine.config import load
 from engine.gtp.server import GtpServer
-from tests.conftest import SMALL, passing_search
+from tests.conftest import DEAD_G7, SMALL, passing_search
 
 SMALL = SMALL + ["player.score_playouts=200"]
 
 # White's wall on the D column, White's area to the right; the lone black
 # stone at G7 is dead.  Komi 0.5: White wins by far.
-POS = [".X.XO....",
-       "XXXXOOOOO",
-       "..XO..X..",
-       "XXXO.....",
-       "..XO.....",
-       "XXXOOOOOO",
-       "X.XO.....",
-       ".XXO..O..",
-       "..XO....."]
+POS = DEAD_G7           # the lone X at G7 is dead in White's area (tests.conftest)
 G7_LIBS = {"F7", "H7", "G6", "G8"}      # its neighbours (G8 is White's)
 G7_LIBERTIES = {"F7", "H7", "G6"}
 BOARD_ORDER = {f"{c}{r}" for r in (1, 2) for c in "ABCDEFGHJ"}   # the old fallback's first picks

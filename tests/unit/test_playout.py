@@ -56,9 +56,9 @@ def test_score_sign_and_ownership():
     assert mean == 81 and min(own) == 1
 
 
-def test_expert_policy_captures_and_escapes():
-    E5, F5, D3 = 4 * 9 + 4, 4 * 9 + 5, 2 * 9 + 3
-    # white's last move E5 put itself in atari: the expert captures at F5
+def _e5_in_atari():
+    """White's last move E5 put itself in atari among three black stones:
+    F5 captures it."""
     b = Board.from_ascii("""
         .........
         .........
@@ -69,7 +69,14 @@ def test_expert_policy_captures_and_escapes():
         .........
         .........
         .........""", to_move=WHITE)
-    b.play(E5, WHITE)
+    b.play(4 * 9 + 4, WHITE)
+    return b
+
+
+def test_expert_policy_captures_and_escapes():
+    F5, D3 = 4 * 9 + 5, 2 * 9 + 3
+    # white's last move E5 put itself in atari: the expert captures at F5
+    b = _e5_in_atari()
     for seed in range(20):
         assert playout.playout(b, "expert", seed)[1][0] == F5
     # black's D3 is put in atari by white's last move D2: the expert escapes
@@ -238,18 +245,8 @@ def test_moggy_chases_a_working_ladder(moggy_defaults):
 def test_moggy_captures_and_plays_nakade(moggy_defaults):
     # white's last move E5 put itself in atari: capture at F5
     _only({"capture"})
-    E5, F5 = 4 * 9 + 4, 4 * 9 + 5
-    b = Board.from_ascii("""
-        .........
-        .........
-        .........
-        ....X....
-        ...X.....
-        ....X....
-        .........
-        .........
-        .........""", to_move=WHITE)
-    b.play(E5, WHITE)
+    F5 = 4 * 9 + 5
+    b = _e5_in_atari()
     assert {playout.playout(b, "moggy", s)[1][0] for s in range(20)} == {F5}
     # black played into white's straight-three eye space: white (to move)
     # takes the vital point, the middle
