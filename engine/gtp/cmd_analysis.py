@@ -9,8 +9,7 @@ import logging
 
 from board_ext.board import BLACK, WHITE
 from engine.analysis import MAX_UNTIL_DEPTH, Avoid, ownership_stdev
-from engine.game import opponent
-from engine.gtp.parse import (GtpFail, ID_RE, color_letter, gfx_lines, parse_color, parse_int,
+from engine.gtp.parse import (GtpFail, ID_RE, gfx_lines, gfx_pv, gfx_visits, parse_color, parse_int,
                               permyriad)
 from engine.player import PlayerError
 from engine.scoring import fmt_score
@@ -308,25 +307,6 @@ class AnalysisCommands:
         out.append(f"policyPass {float(pr[n * n]):.6f}")
         return "\n".join(out)
 
-    # -- GoGui live graphics (gtp.live_gfx)
-    def _live_gfx(self, color):
-        """genmove's keyword arguments for GoGui's live graphics: a
-        ``gogui-gfx:`` block on stderr every ``gtp.live_gfx_interval``
-        seconds while the search runs (visit counts or the PV); {} when off."""
-        what = self.cfg.gtp.live_gfx
-        if what == "none":
-            return {}
-
-        def on_info(rows):
-            try:
-                body = self._gfx_visits(rows) if what == "visits" else self._gfx_pv(rows, color)
-            except Exception:
-                log.exception("live graphics failed")
-                return
-            if body:
-                self._stderr("gogui-gfx:\n" + body + "\n\n")
-        return {"on_info": on_info, "info_interval": self.cfg.gtp.live_gfx_interval}
-
     # -- GoGui views
     def cmd_gogui_analyze_commands(self, args):
         lines = [f"param/{t.name.capitalize()} Settings/go-param_page {t.name}"
@@ -348,23 +328,7 @@ class AnalysisCommands:
         return "\n".join(lines)
 
     def cmd_go_gfx_visits(self, args):
-        return self._gfx_visits(self.player.analysis())
-
-    def _gfx_visits(self, rows):
-        total = max(1, max((r.get("visits", 0) for r in rows), default=1))
-        labels, infl = [], []
-        for r in rows:
-            if r["move"] == self.game.pass_move or r.get("visits", 0) <= 0:
-                continue
-            v = self.vtx(r["move"])
-            labels.append(f"{v} {r['visits']}")
-            infl.append(f"{v} {r['visits'] / total:.2f}")
-        out = gfx_lines(infl, labels)
-        if rows:
-            best = rows[0]
-            out.append(f"TEXT best {self.vtx(best['move'])} visits {best['visits']} "
-                       f"winrate {100 * best.get('winrate', 0.5):.1f}%")
-        return "\n".join(out)
+        return gfx_visits(self.player.analysis(), self.vtx, self.game.pass_move)
 
     def cmd_go_gfx_priors(self, args):
         pr = self.player.nets.priors(self.player.position())
@@ -399,16 +363,7 @@ class AnalysisCommands:
                          for y in range(n - 1, -1, -1))
 
     def cmd_go_gfx_pv(self, args):
-        return self._gfx_pv(self.player.analysis(), self.game.to_move)
-
-    def _gfx_pv(self, rows, color):
-        if not rows:
-            return ""
-        seq = []
-        for m in rows[0].get("pv") or [rows[0]["move"]]:
-            seq.append(f"{color_letter(color).lower()} {self.vtx(m)}")
-            color = opponent(color)
-        return "VAR " + " ".join(seq)
+        return gfx_pv(self.player.analysis(), self.game.to_move, self.vtx)
 
     # -- analysis (Leela Zero and KataGo formats)
     def cmd_lz_analyze(self, args):

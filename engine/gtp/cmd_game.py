@@ -4,15 +4,18 @@ clocks, scoring, rules, SGF, GoGui setup and gomill's extensions.  Each
 (engine/player.py) and its result into the reply text."""
 from __future__ import annotations
 
+import logging
 import os
 
 from board_ext.board import BLACK, WHITE
 from engine import coords
 from engine.game import color_name, MAX_SIZE, MIN_SIZE
 from engine.gtp import VERSION
-from engine.gtp.parse import GtpFail, parse_color, parse_float, parse_int
+from engine.gtp.parse import GtpFail, gfx_pv, gfx_visits, parse_color, parse_float, parse_int
 from engine.scoring import fmt_score
 from engine.timecontrol import KATA_SYSTEMS
+
+log = logging.getLogger("gomcts.gtp")
 
 HELP = {
     "boardsize": "boardsize N (2..19): new empty board, komi kept",
@@ -134,6 +137,26 @@ class GameCommands:
         self._nargs(args, 1, usage="genmove COLOR")
         color = parse_color(args[0])
         return self.vtx(self.player.genmove(color, play=True, **self._live_gfx(color)))
+
+    # -- GoGui live graphics while genmove searches (gtp.live_gfx)
+    def _live_gfx(self, color):
+        """genmove's keyword arguments for GoGui's live graphics: a
+        ``gogui-gfx:`` block on stderr every ``gtp.live_gfx_interval``
+        seconds while the search runs (visit counts or the PV); {} when off."""
+        what = self.cfg.gtp.live_gfx
+        if what == "none":
+            return {}
+
+        def on_info(rows):
+            try:
+                body = (gfx_visits(rows, self.vtx, self.game.pass_move) if what == "visits"
+                        else gfx_pv(rows, color, self.vtx))
+            except Exception:
+                log.exception("live graphics failed")
+                return
+            if body:
+                self._stderr("gogui-gfx:\n" + body + "\n\n")
+        return {"on_info": on_info, "info_interval": self.cfg.gtp.live_gfx_interval}
 
     def cmd_reg_genmove(self, args):
         self._nargs(args, 1, usage="reg_genmove COLOR")

@@ -105,3 +105,34 @@ def clean_reply(text):
             ln = " "
         out.append(ln)
     return "\n".join(out).rstrip() if len(out) > 1 else out[0]
+
+
+def gfx_visits(rows, vtx, pass_move):
+    """GoGui's graphics of a search's root rows: each move's visits as a
+    label and as influence against the most visited, then the best move."""
+    total = max(1, max((r.get("visits", 0) for r in rows), default=1))
+    labels, infl = [], []
+    for r in rows:
+        if r["move"] == pass_move or r.get("visits", 0) <= 0:
+            continue
+        v = vtx(r["move"])
+        labels.append(f"{v} {r['visits']}")
+        infl.append(f"{v} {r['visits'] / total:.2f}")
+    out = gfx_lines(infl, labels)
+    if rows:
+        best = rows[0]
+        out.append(f"TEXT best {vtx(best['move'])} visits {best['visits']} "
+                   f"winrate {100 * best.get('winrate', 0.5):.1f}%")
+    return "\n".join(out)
+
+
+def gfx_pv(rows, color, vtx):
+    """GoGui's VAR line of the best row's principal variation, ``color``
+    to move first."""
+    if not rows:
+        return ""
+    seq = []
+    for m in rows[0].get("pv") or [rows[0]["move"]]:
+        seq.append(f"{color_letter(color).lower()} {vtx(m)}")
+        color = WHITE if color == BLACK else BLACK
+    return "VAR " + " ".join(seq)
