@@ -624,6 +624,7 @@ def test_an_unclear_move_thinks_on_to_its_extension(monkeypatch, unclear, why):
     s.set_position(Board(9), 7.0)
     r = s.run(playouts=None, seconds=0.05, extend_to=0.15)
     assert r.stopped_by == why
+    # the fake clock's seconds (10 ms a reading), not the wall clock: a busy machine cannot move them
     assert (0.15 if unclear else 0.05) <= r.seconds <= (0.15 if unclear else 0.05) + 0.03
 
 
