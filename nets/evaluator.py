@@ -339,7 +339,7 @@ class Evaluator:
         (KataGo's way: a net that is not quite symmetric errs differently in
         each orientation, and the tree averages the errors); a batch whose
         features are asked for (the M-MCTS memory's keys) is not turned."""
-        from nets.model import turn, turn_back
+        from nets.model import turn, turn_back_moves
         torch = self._torch
         B, n = len(boards), self.board_size
         xt = self._input(boards)
@@ -356,8 +356,7 @@ class Evaluator:
                 logits, vlogit, feats = self.model.forward_all(xt)
             logits = logits.float()
             if s:
-                grid = turn_back(logits[:, :n * n].reshape(B, n, n), s).reshape(B, n * n)
-                logits = torch.cat([grid, logits[:, n * n:]], dim=1)
+                logits = turn_back_moves(logits, s, n)
             logits = logits.cpu().numpy().copy()
             values = None if vlogit is None else self._probability(vlogit)
             # (B, C, n, n) in NCHW order whatever the memory format; none from a turned board

@@ -376,6 +376,13 @@ def turn_back(t: torch.Tensor, s: int) -> torch.Tensor:
     return t
 
 
+def turn_back_moves(logits: torch.Tensor, s: int, n: int) -> torch.Tensor:
+    """Move logits (B, n*n+1) of a board turned by symmetry ``s``, in the
+    board's own orientation (pass, last, stays)."""
+    grid = turn_back(logits[:, :n * n].reshape(-1, n, n), s).reshape(-1, n * n)
+    return torch.cat([grid, logits[:, n * n:]], dim=1)
+
+
 def symmetric_heads(model, x: torch.Tensor, syms, legal: torch.Tensor | None = None):
     """The heads of ``model`` for the input planes ``x`` (B, C, n, n), the
     mean over the symmetries ``syms``: each turns the input, and the answer
@@ -386,9 +393,7 @@ def symmetric_heads(model, x: torch.Tensor, syms, legal: torch.Tensor | None = N
     B, n, S = x.shape[0], x.shape[-1], len(syms)
     logits, v, score, own, _ = model.forward_heads(torch.cat([turn(x, s) for s in syms]).contiguous())
     logits = logits.float()
-    grid = torch.cat([turn_back(logits[k * B:(k + 1) * B, :n * n].reshape(B, n, n), s)
-                      for k, s in enumerate(syms)]).reshape(S * B, n * n)
-    logits = torch.cat([grid, logits[:, n * n:]], dim=1)
+    logits = torch.cat([turn_back_moves(logits[k * B:(k + 1) * B], s, n) for k, s in enumerate(syms)])
     if legal is not None:
         logits = logits.masked_fill(~legal.repeat(S, 1), float("-inf"))
     probs = torch.softmax(logits, dim=1).reshape(S, B, -1).mean(0)
