@@ -9,9 +9,14 @@ The queue file lists one run a line, in priority order: a config file
 under configs/paper/ and the ``tools.experiment`` options of that run
 (``--only``, ``--x``, ``--games``), or ``match`` and the options of a
 ``tools.match`` run (an equal clock between two engines; its ``--out``
-folder resumes it); ``#`` starts a comment.  Each entry runs
+folder resumes it), or ``run --done PATH`` and a command that makes PATH
+(a net and the data it learns from: the entry is done once PATH exists;
+the command resumes itself, ``python`` is this interpreter, ``{workers}``
+the queue's workers and ``$NAME`` an environment variable that must be
+set); ``#`` starts a comment.  Each entry runs
 ``python -m tools.experiment CONFIG OPTIONS --workers W`` until its games are
-all played, then the next.  Every game is written atomically as it ends
+all played, then the next.  The file is read again after every entry, so an
+edit takes effect at the next one.  Every game is written atomically as it ends
 (tools.experiment), so a queue stopped anywhere, by a session's end or a
 killed process, starts again where it stopped: the games already played
 are kept, an unfinished one is played again from its start and counted
@@ -41,7 +46,10 @@ def entries(path):
             words = shlex.split(line, comments=True)
             if not words:
                 continue
-            if words[0] != "match" and not os.path.exists(os.path.join(HERE, words[0])):
+            if words[0] == "run":
+                if len(words) < 4 or words[1] != "--done":
+                    raise SystemExit(f"{path}:{n}: run needs --done PATH and a command")
+            elif words[0] != "match" and not os.path.exists(os.path.join(HERE, words[0])):
                 raise SystemExit(f"{path}:{n}: no experiment file {words[0]}")
             out.append((words[0], words[1:]))
     return out
@@ -51,6 +59,8 @@ def pending(config, opts):
     """(games still to play, games wanted) of one entry."""
     if config == "match":
         return _match_pending(opts)
+    if config == "run":
+        return (0 if os.path.exists(os.path.join(HERE, opts[1])) else 1), 1
     from tools import experiment
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int)
@@ -90,6 +100,21 @@ def _wanted(exp, a):
     return out
 
 
+def run_cmd(opts, workers):
+    """The command of a ``run`` entry: ``python`` is this interpreter,
+    ``{workers}`` the queue's workers, ``$NAME`` from the environment (a
+    variable that is not set is refused by name)."""
+    cmd = []
+    for w in opts[2:]:
+        x = os.path.expandvars(w.replace("{workers}", str(workers)))
+        if "$" in x:
+            raise ValueError(f"run: the environment has no {x[x.index('$'):].split()[0]}")
+        cmd.append(x)
+    if cmd[0] == "python":
+        cmd[0] = sys.executable
+    return cmd
+
+
 def experiment_cmd(config, opts, extra):
     return [sys.executable, "-m", "tools.experiment", config, *opts, *extra]
 
@@ -101,17 +126,32 @@ def main(argv=None):
     ap.add_argument("--archive", action="store_true", help="publish every entry's games so far")
     ap.add_argument("--status", action="store_true", help="games played and wanted, entry by entry")
     args = ap.parse_args(argv)
-    todo = entries(os.path.join(HERE, args.queue))
+    path = os.path.join(HERE, args.queue)
     if args.status:
-        for config, opts in todo:
+        for config, opts in entries(path):
             left, full = pending(config, opts)
-            print(f"{config} {' '.join(opts)}: {full - left}/{full} games")
+            what = ("done" if not left else "to run") if config == "run" else f"{full - left}/{full} games"
+            print(f"{config} {' '.join(opts)}: {what}")
         return 0
-    for config, opts in todo:
+    tried = set()
+    while True:                       # the file again after every entry: edits count at the next
+        todo = [(c, o) for c, o in entries(path) if (c, tuple(o)) not in tried]
+        if not todo:
+            return 0
+        config, opts = todo[0]
+        tried.add((config, tuple(opts)))
         if config == "match":
             if args.archive or pending(config, opts)[0] == 0:
                 continue            # its --out folder is its record (tools.match)
             cmd = [sys.executable, "-m", "tools.match", *opts, "--workers", str(args.workers)]
+        elif config == "run":
+            if args.archive or pending(config, opts)[0] == 0:
+                continue
+            try:
+                cmd = run_cmd(opts, args.workers)
+            except ValueError as e:
+                print(f"paper_queue: {e}; skipped", file=sys.stderr, flush=True)
+                continue
         elif args.archive:
             keep = [o for i, o in enumerate(opts) if o != "--games" and (i == 0 or opts[i - 1] != "--games")]
             cmd = experiment_cmd(config, keep, ["--report-only", "--publish"])
@@ -125,8 +165,6 @@ def main(argv=None):
             print(f"paper_queue: {config} ended with {rc}", file=sys.stderr, flush=True)
             if rc in (-2, 130):
                 return rc
-    return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -31,3 +31,40 @@ def test_entries_pending_and_a_bad_line(tmp_path, monkeypatch):
     q.write_text("configs/paper/missing.toml\n")
     with pytest.raises(SystemExit, match="no experiment file"):
         paper_queue.entries(str(q))
+
+
+def test_run_entries_are_done_once_their_path_exists_and_read_the_environment(tmp_path, monkeypatch):
+    monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
+    q = tmp_path / "queue.txt"
+    q.write_text('run --done out/net.pt python -m tools.x --teacher "$KG6 -x" --workers {workers}\n')
+    (config, opts), = paper_queue.entries(str(q))
+    assert config == "run" and paper_queue.pending(config, opts) == (1, 1)
+    monkeypatch.delenv("KG6", raising=False)
+    with pytest.raises(ValueError, match=r"no \$KG6"):
+        paper_queue.run_cmd(opts, 2)
+    monkeypatch.setenv("KG6", "katago analysis -model m.bin.gz")
+    cmd = paper_queue.run_cmd(opts, 3)
+    assert cmd[1:] == ["-m", "tools.x", "--teacher", "katago analysis -model m.bin.gz -x", "--workers", "3"]
+    assert cmd[0] == paper_queue.sys.executable
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "net.pt").write_bytes(b"x")
+    assert paper_queue.pending(config, opts) == (0, 1)
+    q.write_text("run python -m tools.x\n")
+    with pytest.raises(SystemExit, match="run needs --done PATH"):
+        paper_queue.entries(str(q))
+
+
+def test_the_queue_reads_its_file_again_after_every_entry(tmp_path, monkeypatch):
+    monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
+    q = tmp_path / "queue.txt"
+    q.write_text("run --done a.txt python -c 'open(\"a.txt\", \"w\").write(\"a\")'\n")
+    ran = []
+
+    def call(cmd, cwd):
+        ran.append(cmd[2])
+        if len(ran) == 1:       # the first entry adds a second line while it runs
+            q.write_text(q.read_text() + "run --done b.txt python -c 'open(\"b.txt\", \"w\")'\n")
+        return 0
+    monkeypatch.setattr(paper_queue.subprocess, "call", call)
+    assert paper_queue.main(["--queue", str(q)]) == 0
+    assert ran == ["open(\"a.txt\", \"w\").write(\"a\")", "open(\"b.txt\", \"w\")"]
