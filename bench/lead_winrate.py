@@ -32,9 +32,9 @@ def main():
         color = p.game.to_move
         got = []
         p.genmove(color, play=False)
-        p.scored_rows(color, got.append)(p.search().analysis())
+        p.analyst.scored_rows(color, got.append)(p.search().analysis())
         rows = got[-1]
-        ref = p.score_rows(color)      # the reference: dedicated playouts after each move
+        ref = p.analyst.score_rows(color)      # the reference: dedicated playouts after each move
         total = sum(r["visits"] for r in rows)
         for r in rows:
             if r["visits"] >= 0.02 * total:

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from atomicio import atomic_write
 from board_ext.board import BLACK, WHITE, Board, IllegalMove, handicap_points
 from engine import coords
+from engine.player_errors import GameStateError
 
 MIN_SIZE = 2
 MAX_SIZE = coords.MAX_SIZE
@@ -37,8 +38,9 @@ __all__ = ["Game", "GameError", "SgfError", "IllegalMove", "BLACK", "WHITE",
            "opponent", "color_name", "MIN_SIZE", "MAX_SIZE", "MAX_GAME_LENGTH"]
 
 
-class GameError(ValueError):
-    """A request the game cannot carry out in its current state."""
+class GameError(GameStateError, ValueError):
+    """A request the game cannot carry out in its current state (the
+    Player's GameStateError: its message is for the user)."""
 
 
 class SgfError(GameError):

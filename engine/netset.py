@@ -98,6 +98,16 @@ class Nets:
         got = self.evaluate(board)
         return None if got is None else got[0]
 
+    def raw_move(self, board):
+        """The net's most probable move in ``board`` (net.rawnet: no search;
+        a pass when it rates no point), or None without a net."""
+        ev = self.get(board.size)
+        if ev is None:
+            return None
+        pr = list(ev.evaluate([board])[0][0])
+        best = max(range(len(pr)), key=lambda i: pr[i])
+        return board.pass_move if pr[best] <= 0 else best
+
     def scorer(self, size):
         """The net whose score and ownership heads analysis reads
         (``player.score_source = net`` or ``backup``), or None: playouts then.  A net

@@ -7,23 +7,17 @@ and experiments.
     move = player.genmove(WHITE)           # search, pass rule, played; -1 = resign
     player.final_score()                   # black - white - komi, dead stones estimated
 
-Owns: the game record (engine.game), the clocks (engine.timecontrol), one
-evaluator per board size (the net is loaded once per size), the search
-(engine.factory) and what happens around it: move choice (search or raw
-net), the pass rule, time per move, pondering and streaming analysis on a
-thread of their own, live config changes (:meth:`set_option`) and scoring
-(engine.scoring).  It takes and returns typed values (colours BLACK/WHITE,
-flat points) and raises :class:`PlayerError` subclasses whose message is
-meant for the user; engine.gtp turns them into ``? message`` replies.  It
-never parses protocol text.
-
-The endgame rules live in ``engine.endgame``: each genmove makes one
-``Endgame`` of its position, whose one dead-stone estimate (the Player's
-seed, which its search shares) serves the one pass decision after the
-search (``Endgame.decide``: ``search.pass_when_won``, the search's pass only
-when meant, and a pass, whoever proposed it, standing only when the
-estimate is a win; territory rules never play into the own territory) and
-the cleanup of kgs-genmove_cleanup (``Endgame.cleanup_capture``).
+The game and its move: it owns the game record (engine.game) and the
+clocks (engine.timecontrol) and chooses each move (book, raw net or search;
+then the pass rule of engine.endgame, one Endgame a genmove); its
+collaborators hold the rest: ``nets`` (engine.netset, a net per board size),
+``slot`` (engine.searchslot, the search and what a change of setting
+rebuilds of it), ``analyst`` (engine.analyst: rows, streaming analysis,
+pondering, the last move in words) and engine.scoring.  It takes and
+returns typed values (colours BLACK/WHITE, flat points) and raises
+:class:`PlayerError` subclasses whose message is meant for the user;
+engine.gtp turns them into ``? message`` replies.  It never parses
+protocol text.
 """
 from __future__ import annotations
 
@@ -35,9 +29,10 @@ import time
 from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import config as configmod
 from engine import coords
-from engine.game import Game, GameError, SgfError
+from engine.game import Game
 from engine.book import Shelf
 from engine.endgame import Endgame
+from engine import scoring
 from engine.scoring import dynamic_komi, handicap_bonus, Estimate
 from engine.timecontrol import TimeControl
 
@@ -45,7 +40,9 @@ from engine.player_errors import (GameStateError, IllegalMoveError, NoNetError, 
                                   PlayerError, TimeSettingsError)
 from engine.netset import Nets
 from engine.player_options import PlayerOptions
-from engine.thinking import Thinking, rows_callback
+from engine.analyst import Analyst, set_avoid
+from engine.searchslot import SearchSlot
+from engine.thinking import rows_callback
 
 log = logging.getLogger("gomcts.player")
 
@@ -72,13 +69,11 @@ class Player(PlayerOptions):
         cfg = cfg if cfg is not None else configmod.load()
         # the values of the board's size (its per-size tables), taken anew at every boardsize
         self.cfg = configmod.at_size(cfg, cfg.gtp.boardsize)
-        self._search_factory = search_factory
         self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
         self.tc = TimeControl.from_config(self.cfg)
         self.ponder = self.cfg.player.ponder
-        self._search = None
-        self._search_size = None
-        self._size_bound = False         # the search's evaluator is for one board size
+        self.slot = SearchSlot(search_factory)   # the search, built on first use (engine/searchslot.py)
+        self.analyst = Analyst(self)     # rows, streaming analysis, pondering (engine/analyst.py)
         self.nets = Nets(lambda: self.cfg, evaluator_factory)   # the nets by board size (engine/netset.py)
         self._shelf = Shelf()            # the opening books read
         self.interrupt = threading.Event()   # set to stop a running genmove
@@ -97,18 +92,7 @@ class Player(PlayerOptions):
     # ================================================================ search and net
     def search(self):
         """The search for the current board size (built on first use)."""
-        if self._search is not None and self._search_size != self.size and self._size_bound:
-            self._search = None
-        if self._search is None:
-            cfg = self._search_cfg()
-            if self._search_factory is not None:
-                self._search = self._search_factory(cfg)
-                self._size_bound = False
-            else:
-                from engine import factory
-                self._search, self._size_bound = factory.build_search(cfg, self.size, self.evaluator)
-            self._search_size = self.size
-        return self._search
+        return self.slot.get(self._search_cfg(), self.size, self.nets.get)
 
     def _search_cfg(self):
         """The config the search is built with: ``search.seed`` is the
@@ -132,11 +116,6 @@ class Player(PlayerOptions):
         self.set_option("search.seed", seed)
         self._drop_tree()
 
-    @property
-    def search_built(self):
-        """The search if one is built (no building), else None."""
-        return self._search
-
     def prepare(self):
         """Build the evaluator (loading the net and its first forward pass)
         and the search for the current board size now, not in the first
@@ -145,8 +124,8 @@ class Player(PlayerOptions):
         reported by the call that needs the search."""
         t0 = time.time()
         try:
-            if self.cfg.prior.evaluator == "net" and self._search_factory is None:
-                ev = self.evaluator()
+            if self.cfg.prior.evaluator == "net" and self.slot.factory is None:
+                ev = self.nets.get(self.size)
                 if ev is not None:
                     from board_ext.board import Board
                     ev.evaluate([Board(self.size)])        # first forward pass: torch's own set-up
@@ -161,30 +140,14 @@ class Player(PlayerOptions):
             return
         log.info("search for %dx%d ready in %.2fs", self.size, self.size, time.time() - t0)
 
-    def evaluator(self, size=None):
-        """The net for this board size (or ``size``), or None if unavailable (engine/netset.py)."""
-        return self.nets.get(size or self.size)
-
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's
         clear_cache): the next search starts afresh."""
         self._drop_tree()
         self.nets.clear_caches()
 
-    def top_moves(self):
-        """The candidates of the last generated move, most visited first
-        (rows as :meth:`analysis`); [] when no search chose it."""
-        if not self.last or self.last.get("result") is None or self._search is None \
-                or self._search.tree is None:
-            return []
-        return [r for r in self.last_analysis() if r.get("visits", 0) > 0]
-
     def _drop_tree(self):
-        if self._search is not None:
-            try:
-                self._search.clear()
-            except Exception:
-                log.exception("search.clear failed")
+        self.slot.drop_tree()
 
     def position(self, color=None):
         """A copy of the current board, with ``color`` to move when given
@@ -202,10 +165,7 @@ class Player(PlayerOptions):
         session's go-param settings are in the config already)."""
         if size is not None and size != configmod.sized_for(self.cfg):
             self._switch_config(size)
-        try:
-            self.game.clear(size)
-        except GameError as e:
-            raise GameStateError(str(e)) from None
+        self.game.clear(size)
         if komi is not None:
             self.game.komi = float(komi)
         self._new_game()
@@ -218,7 +178,7 @@ class Player(PlayerOptions):
         if why is not None:
             raise OptionError(why)
         self.new_game(size)
-        if self._search is None or (self._size_bound and self._search_size != size):
+        if not self.slot.fits(size):
             self.prepare()
 
     def _switch_config(self, size):
@@ -231,8 +191,7 @@ class Player(PlayerOptions):
             return
         self.tc.apply(new.time)
         self.ponder = new.player.ponder
-        self._drop_tree()
-        self._search = None              # rebuilt for the new config at its next use
+        self.slot.forget()               # rebuilt for the new config at its next use
         if old.net != new.net:
             self.nets.forget()
         log.info("%dx%d: the config's values for the size (its [size.%d] tables)", size, size,
@@ -309,7 +268,7 @@ class Player(PlayerOptions):
         when there are fewer."""
         try:
             self.game.undo(n)
-        except GameError as e:
+        except GameStateError as e:
             raise GameStateError(message or str(e)) from None
 
     def _check_empty(self):
@@ -319,29 +278,22 @@ class Player(PlayerOptions):
     def fixed_handicap(self, n):
         """The standard handicap points, placed; returns them."""
         self._check_empty()
-        try:
-            pts = self.game.fixed_handicap(n)
-        except GameError as e:
-            raise GameStateError(str(e)) from None
+        pts = self.game.fixed_handicap(n)
         self._drop_tree()
         return pts
 
     def place_free_handicap(self, n):
         """``n`` handicap stones where the engine chooses; returns them."""
         self._check_empty()
-        try:
-            pts = self.game.choose_free_handicap(n)
-            self.game.free_handicap(pts)
-        except GameError as e:
-            raise GameStateError(str(e)) from None
-        self._drop_tree()
+        pts = self.game.choose_free_handicap(n)
+        self.set_free_handicap(pts)
         return pts
 
     def set_free_handicap(self, points):
         self._check_empty()
         try:
             self.game.free_handicap(points)
-        except (GameError, IllegalMove) as e:
+        except IllegalMove as e:
             raise GameStateError(str(e)) from None
         self._drop_tree()
 
@@ -358,10 +310,7 @@ class Player(PlayerOptions):
 
     def load_sgf(self, path, move_number=None):
         """The game of an SGF file, up to ``move_number`` when given."""
-        try:
-            self.game.load_sgf(path, move_number)
-        except SgfError as e:
-            raise GameStateError(str(e)) from None
+        self.game.load_sgf(path, move_number)
         self._new_game()
 
     # player.rules as SGF's RU spells them (FF[4])
@@ -455,7 +404,7 @@ class Player(PlayerOptions):
             if move is not None:
                 source = "book"
         if move is None and self.cfg.net.rawnet:
-            move = self._rawnet_move(board)
+            move = self.nets.raw_move(board)
             if move is not None:
                 source = "net"
         if move is None:
@@ -463,7 +412,7 @@ class Player(PlayerOptions):
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
             s.set_position(board, self.search_komi(), komi_drift=1.0)
-            self._avoid(s, avoid)
+            set_avoid(s, avoid)
             extend_to = None
             if budget is not None:
                 playouts, secs = budget
@@ -479,7 +428,7 @@ class Player(PlayerOptions):
         if move is None:
             move = board.pass_move
         if source == "search" and res is not None:
-            move = eg.decide(color, move, self._root_rows(), cleanup, avoid,
+            move = eg.decide(color, move, self.slot.rows(), cleanup, avoid,
                              pass_when_won=self.cfg.search.pass_when_won)
         elif move >= 0 and source != "cleanup":
             move = eg.pass_safety(color, move, None, cleanup, avoid)
@@ -492,7 +441,7 @@ class Player(PlayerOptions):
             self.tc.moved(color, elapsed)
             if move >= 0:
                 try:
-                    game.play(color, move, comment=self.explain())
+                    game.play(color, move, comment=self.analyst.explain())
                 except IllegalMove as e:      # the search must never do this
                     log.error("search chose an illegal move %s (%s); passing", self.vtx(move), e.reason)
                     move = board.pass_move
@@ -516,17 +465,6 @@ class Player(PlayerOptions):
         return None if book is None else self._shelf.move(book, board, self.score_komi, self.cfg.player.rules,
                                                           avoid)
 
-    def _rawnet_move(self, board):
-        ev = self.evaluator()
-        if ev is None:
-            return None
-        priors, _ = ev.evaluate([board])
-        pr = list(priors[0])
-        best = max(range(len(pr)), key=lambda i: pr[i])
-        if pr[best] <= 0:
-            return board.pass_move
-        return best
-
     def endgame(self, board):
         """The endgame rules (engine.endgame) for a move in ``board``: one
         dead-stone estimate a move, on the Player's seed."""
@@ -535,121 +473,8 @@ class Player(PlayerOptions):
         return Endgame(board, self.score_komi, self.cfg.player.score_playouts, self.seed,
                        territory=self._territory_rules(), net_priors=net)
 
-    def _root_rows(self):
-        """The search's root analysis (the pass safety's candidates), or []."""
-        if self._search is None:
-            return []
-        try:
-            return self._search.analysis()
-        except Exception:
-            log.exception("analysis failed")
-            return []
-
     def _territory_rules(self):
         return self.cfg.player.rules == "japanese"
-
-    def explain(self):
-        """The last generated move in words: win rate, visits, PV, pool use
-        (gomill-explain_last_move; also the move's SGF comment)."""
-        if not self.last:
-            return ""
-        res = self.last["result"]
-        mv = self.vtx(self.last["move"])
-        if res is None:
-            return f"{mv} by {self.last['source']} in {self.last['seconds']:.2f}s"
-        pv = " ".join(self.vtx(m) for m in (res.pv or [])[:12])
-        txt = (f"{mv} winrate {100 * res.winrate:.1f}% visits {res.visits} playouts {res.playouts} "
-               f"time {res.seconds:.2f}s")
-        if pv:
-            txt += f" pv {pv}"
-        try:
-            ps = self._search.pool_stats()
-            txt += f"; pool {ps.get('used')}/{ps.get('capacity')} nodes"
-            if ps.get("recycled"):
-                txt += f", recycled {ps.get('recycled')}"
-        except Exception:
-            pass
-        return txt
-
-    # ================================================================ analysis and pondering
-    def analysis(self):
-        """Root analysis rows of the current position (move, visits,
-        winrate, prior, lcb, pv): the last search if it was of this
-        position, else a fresh search with the configured budget."""
-        s = self.search()
-        board = self.game.board.copy()
-        s.set_position(board, self.score_komi)
-        rows = s.analysis()
-        if not rows or sum(r.get("visits", 0) for r in rows) == 0:
-            s.run(playouts=self.cfg.search.playouts, seconds=self.think_seconds(board.to_move),
-                  stop_event=self.interrupt)
-            rows = s.analysis()
-        return rows
-
-    def last_analysis(self):
-        """The root analysis of the last search (none is run), or []."""
-        return self._search.analysis() if self._search is not None else []
-
-    def analyze(self, color, on_info, interval, avoid=()):
-        """A :class:`Thinking` (not started yet) that searches the current
-        position with ``color`` to move until it is stopped;
-        ``on_info(rows)`` every ``interval`` seconds.  ``avoid``: moves the
-        root may not play (see :meth:`_avoid`)."""
-        s = self.search()
-        s.set_position(self.position(color), self.score_komi)
-        self._avoid(s, avoid)
-        return Thinking(s, "analyze", on_info, interval)      # started by the caller
-
-    def score_rows(self, color):
-        """engine.analysis.ScoredRows for ``color`` in the position of now,
-        fed by this Player's sources (the score head, its score playouts,
-        the running search's root score)."""
-        from engine.analysis import ScoredRows
-
-        def search_score():
-            s = self._search
-            return s.root_score() if s is not None and hasattr(s, "root_score") else None
-        pc = self.cfg.player
-        return ScoredRows(self.position(), color, self.size, self.score_komi, self.seed, pc.score_playouts,
-                          pc.move_score_playouts, net=self.nets.scorer(self.size), search_score=search_score)
-
-    def scored_rows(self, color, on_info, avoid=()):
-        """``on_info`` fed the rows with their scores (ScoredRows.callback)."""
-        return self.score_rows(color).callback(on_info, avoid)
-
-    def _avoid(self, s, avoid):
-        """Forbid ``avoid`` at the root of ``s`` (Search.set_root_avoid) for
-        this search only; a search without that method (root-parallel) is
-        not restricted, and the GTP layer still leaves the moves out of its
-        reports."""
-        deep = getattr(avoid, "deep", None)
-        if deep and hasattr(s, "set_deep_avoid"):
-            s.set_deep_avoid(deep)          # below the root too (engine.analysis.Avoid)
-        if avoid:
-            fn = getattr(s, "set_root_avoid", None)
-            if fn is not None:
-                fn(sorted(avoid))
-            else:
-                log.warning("this search cannot avoid root moves; they are only left out of the report")
-
-    def can_ponder(self):
-        """Pondering is on and it is the opponent's turn after our move."""
-        game = self.game
-        return not (not self.ponder or self.cfg.net.rawnet or self.color is None or game.is_over()
-                    or game.to_move == self.color)
-
-    def start_pondering(self):
-        """Think on the opponent's time: a :class:`Thinking` to stop when
-        the opponent's move comes, or None when pondering does not apply."""
-        if not self.can_ponder():
-            return None
-        try:
-            s = self.search()
-            s.set_position(self.game.board.copy(), self.search_komi(), komi_drift=1.0)
-        except Exception:
-            log.exception("ponder setup failed")
-            return None
-        return Thinking(s, "ponder").start()
 
     # ================================================================ scoring
     def estimate(self, board=None):
@@ -660,15 +485,9 @@ class Player(PlayerOptions):
 
     def final_score(self):
         """Black's score minus White's and komi, dead stones estimated:
-        area scoring, or territory scoring (prisoners, no points in seki)
-        when ``player.rules`` is japanese."""
-        est = self.estimate()
-        if self.cfg.player.rules == "japanese":
-            from engine.scoring import territory_score
-            b = self.game.board
-            return territory_score(self.size, b.colors(), est.dead, est.seki,
-                                   {BLACK: b.captures(BLACK), WHITE: b.captures(WHITE)}, self.score_komi)
-        return est.score
+        area scoring, or territory scoring when ``player.rules`` is
+        japanese (engine.scoring.final_score)."""
+        return scoring.final_score(self.game.board, self.estimate(), self.cfg.player.rules, self.score_komi)
 
     def set_rules(self, rules):
         """kgs-rules / kata-set-rules: one of chinese, aga, new_zealand,
@@ -677,7 +496,4 @@ class Player(PlayerOptions):
 
     def final_status(self, kind):
         """The points of stones with status ``kind`` (dead, alive, seki), sorted."""
-        if kind not in ("dead", "alive", "seki"):
-            raise PlayerError(f"unknown status '{kind}' (dead, alive, seki)")
-        est = self.estimate()
-        return sorted({"dead": est.dead, "alive": est.alive, "seki": est.seki}[kind])
+        return scoring.status_points(self.estimate(), kind)

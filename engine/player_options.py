@@ -2,7 +2,8 @@
 it serves (GTP ``go-param``, ``kata-set-param``, ``lz-setoption``), with
 what depends on a key rebuilt, and the memory report.  A mixin of
 :class:`engine.player.Player`, which owns ``cfg``, ``tc``, ``ponder``,
-``seed``, ``size``, ``_search`` and ``nets`` (engine/netset.py)."""
+``seed``, ``size``, ``slot`` (engine/searchslot.py: what a change rebuilds of
+the search) and ``nets`` (engine/netset.py)."""
 import logging
 import os
 
@@ -80,23 +81,13 @@ class PlayerOptions:
             except configmod.ConfigError as e:
                 raise OptionError(str(e)) from None
         self.cfg = new
-        table = key.split(".", 1)[0]
-        if table == "time":
+        if key.split(".", 1)[0] == "time":
             self.tc.apply(new.time)
         elif key == "player.ponder":
             self.ponder = new.player.ponder
-        elif key == "pool.pool_size" and self._search is not None:
-            try:
-                self._search.set_pool_size(new.pool.pool_size)
-            except Exception:
-                log.exception("set_pool_size failed; the search is rebuilt")
-                self._search = None
-        elif getattr(old, table) != getattr(new, table) and key not in ("gtp.name", "player.rules",
-                                                                          "player.superko_play"):
-            if table == "net":
-                self.nets.forget()
-            if self._search is None or not self._search.retune(self._search_cfg(), key):
-                self._search = None      # rebuilt with the new settings at the next search
+        elif key.startswith("net.") and old.net != new.net:
+            self.nets.forget()
+        self.slot.changed(old, new, key, self._search_cfg())
         if key == "search.seed":
             self.seed = new.search.seed or self.seed
 
@@ -107,9 +98,9 @@ class PlayerOptions:
     def memory_report(self):
         """Lines on the node pool, the process and the nets' caches."""
         lines = []
-        if self._search is not None:
+        if self.slot.built is not None:
             try:
-                for k, v in self._search.pool_stats().items():
+                for k, v in self.slot.built.pool_stats().items():
                     lines.append(f"pool {k} {v}")
             except Exception as e:
                 lines.append(f"pool unavailable ({e})")

@@ -3,7 +3,8 @@
 final_status_list), the search's pass rule, self-play and matches."""
 import re
 
-from board_ext.board import BLACK
+from board_ext.board import BLACK, WHITE
+from engine.player_errors import PlayerError
 
 
 def handicap_bonus(rules, handicap):
@@ -299,6 +300,24 @@ class Estimate:
                 self.seki.extend(ch)
         self.seki = sorted(set(self.seki) | read_seki)
         self.score = area_score(size, colors, dead, komi)   # black - white - komi
+
+
+def final_score(board, est, rules, komi):
+    """Black's score minus White's and komi with the dead stones of
+    estimate ``est``: area scoring, or territory scoring (prisoners, no
+    points in seki) when ``rules`` is japanese."""
+    if rules == "japanese":
+        return territory_score(board.size, board.colors(), est.dead, est.seki,
+                               {BLACK: board.captures(BLACK), WHITE: board.captures(WHITE)}, komi)
+    return est.score
+
+
+def status_points(est, kind):
+    """The points of stones with status ``kind`` (dead, alive, seki) in
+    estimate ``est``, sorted."""
+    if kind not in ("dead", "alive", "seki"):
+        raise PlayerError(f"unknown status '{kind}' (dead, alive, seki)")
+    return sorted({"dead": est.dead, "alive": est.alive, "seki": est.seki}[kind])
 
 
 def playout_stats(board, komi, playouts, seed=1, policy="expert"):

@@ -40,7 +40,7 @@ def evaluate(weights, data, size):
     """{"positions", "top1", "top3", "phases": {name: (n, brier, sign)}}."""
     import torch
     from nets.data import load_positions
-    from nets.train import legal_mask_from_planes
+    from nets.measures import legal_mask_from_planes
     ev = _evaluator(weights, size)
     model = ev.model
     model.eval()
@@ -80,7 +80,8 @@ def evaluate_teacher(weights, dirs, val_fraction, size=None, symmetries=(0,)):
     (``size``: a fully convolutional net read at that board size;
     ``symmetries``: the net's answer is the mean over these)."""
     from nets import data as D
-    from nets.train import PHASES, evaluate_teacher as ev_teacher, join_teacher
+    from nets.measures import PHASES, evaluate_teacher as ev_teacher
+    from nets.train import join_teacher
     ev = _evaluator(weights, size)
     pos, tt = D.load_teacher(dirs, size=ev.board_size, n_planes=ev.config.in_planes, log=lambda m: None)
     pos, t = join_teacher(None, pos, tt)

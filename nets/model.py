@@ -428,3 +428,55 @@ def build(config: ModelConfig | None = None, **kw) -> nn.Module:
     weights) and the trainer call it.  A new architecture is a ModelConfig
     setting that this function reads (docs/HACKING.md)."""
     return GoNet(config, **kw)
+
+
+def init_from(model, path) -> str:
+    """Start ``model`` from the weights in ``path``: every tensor of the
+    same name and shape is copied; a tensor of ours that is larger in some
+    dimensions (more input planes, wider layers: the same kernels) takes
+    the old one in its leading block, and its weights from the new input
+    channels start at zero, so the wider net begins computing what the old
+    one did (the new channels' own weights keep their fresh init and feed
+    nothing until training moves those zeros: Net2Net's zero variant);
+    what the file lacks (a value head) keeps its fresh init.  A plain trunk
+    never starts a residual one or the reverse (the same tensors compute
+    something else wired the other way).  Returns a line saying what was
+    taken."""
+    sd = torch.load(path, map_location="cpu", weights_only=True)
+    own = model.state_dict()
+    wiring = {True: "residual", False: "plain"}
+    if ("residual_trunk" in sd) != ("residual_trunk" in own):
+        # the same tensors wired the other way compute something else
+        raise ValueError(f"init_from {path}: its trunk is {wiring['residual_trunk' in sd]}, "
+                         f"the model's is {wiring['residual_trunk' in own]}")
+    taken, widened = [], []
+    with torch.no_grad():
+        for k, v in sd.items():
+            if k not in own:
+                continue
+            o = own[k]
+            if o.shape == v.shape:
+                o.copy_(v.float())
+                taken.append(k)
+            elif (o.ndim == v.ndim and all(a >= b for a, b in zip(o.shape, v.shape))
+                  and (o.ndim < 4 or o.shape[2:] == v.shape[2:])
+                  and (o.ndim < 2 or o.shape[1] % input_blocks(k) == 0 == v.shape[1] % input_blocks(k))):
+                if o.ndim == 1:
+                    o[:v.shape[0]] = v.float()
+                else:
+                    nb = input_blocks(k)             # a pooling layer reads (means, maxes) of the trunk
+                    ob, vb = o.shape[1] // nb, v.shape[1] // nb
+                    for b in range(nb):              # each input block's old columns at the head of its block
+                        o[:, b * ob + vb:(b + 1) * ob] = 0   # from the new input channels: nothing yet
+                        o[:v.shape[0], b * ob:b * ob + vb] = v[:, b * vb:(b + 1) * vb].float()
+                widened.append(k)
+            else:
+                raise ValueError(f"init_from {path}: {k} has shape {tuple(v.shape)}, "
+                                 f"the model's is {tuple(o.shape)}")
+    model.load_state_dict(own)
+    fresh = sorted(set(own) - set(taken) - set(widened))
+    return (f"init_from {path}: {len(taken)} tensors copied, {widened or 'none'} widened "
+            f"(new input channels at zero), fresh: {fresh or 'none'}")
+
+
+# -- optimiser, schedule --------------------------------------------------------

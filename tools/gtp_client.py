@@ -1,7 +1,9 @@
 """Drive an external GTP engine (GNU Go and friends) over a pipe."""
 import os
 import shlex
+import shutil
 import subprocess
+import sys
 import threading
 
 
@@ -100,3 +102,20 @@ GNUGO = os.environ.get("GNUGO", "/usr/games/gnugo")
 
 def gnugo_command(level=10, extra=""):
     return f"{GNUGO} --mode gtp --chinese-rules --level {level} {extra}".strip()
+
+
+def resolve_command(cmd):
+    """argv list of a command line; a bare 'gnugo' finds /usr/games/gnugo,
+    and a bare 'python' or 'python3' is the interpreter running the match
+    (the one with this project's dependencies: "python gtp_main.py" from
+    outside the virtual environment would start a Python without torch,
+    and so an engine without its net)."""
+    argv = shlex.split(cmd) if isinstance(cmd, str) else list(cmd)
+    if argv and argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    if argv and os.path.sep not in argv[0] and shutil.which(argv[0]) is None:
+        for d in ("/usr/games", "/usr/local/games"):
+            if os.access(os.path.join(d, argv[0]), os.X_OK):
+                argv[0] = os.path.join(d, argv[0])
+                break
+    return argv

@@ -4,7 +4,7 @@
 
 tools.match asks GNU Go for the score of a game that ended in two passes,
 and since it keeps stones alive that the referee calls dead but that
-stand in a seki the engine reads out (:func:`tools.match.keep_seki_alive`).
+stand in a seki the engine reads out (:func:`tools.referee.keep_seki_alive`).
 This applies the same rule to rows played before: every game of a row's
 ``results.json`` that the referee scored and whose final position holds a
 seki is put to the referee again (``--referee``, default GNU Go 3.8 with
@@ -26,7 +26,8 @@ from atomicio import atomic_write
 from engine.game import Game, SgfError
 from engine.scoring import seki_points
 from tools import publish, sgfpack
-from tools.match import (REFEREE, _write_results, format_table, keep_seki_alive, referee_verdict, winner_engine,
+from tools.referee import REFEREE, keep_seki_alive, referee_verdict
+from tools.match import (_write_results, format_table, winner_engine,
                          winner_of)
 
 META = ("engine_a", "engine_b", "names", "size", "komi", "games", "time", "handicap", "a_color")

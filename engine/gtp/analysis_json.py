@@ -436,7 +436,7 @@ class AnalysisServer:
         visits, secs = self._budget(q)
         avoid = self._avoid_set(q, to_move, size)
         sink = []
-        scored = p.scored_rows(to_move, sink.append, avoid)
+        scored = p.analyst.scored_rows(to_move, sink.append, avoid)
         raw = p.nets.raw(p.position())                   # rootInfo's raw fields: the net's own answer at the root
         every = q.get("reportDuringSearchEvery")
         on_info = None

@@ -220,18 +220,18 @@ class AnalysisCommands:
     def _info_callback(self, color, opts):
         """on_info for the Player: an info line per call; KataGo's fields
         ask the Player for rows that carry score lead and ownership
-        (Player.scored_rows), which this layer only formats."""
+        (Player.analyst.scored_rows), which this layer only formats."""
         def emit(rows):
             self._emit_info(rows, opts)
         if opts["kata"] or opts["ownership"]:
-            return self.player.scored_rows(color, emit, avoid=opts["avoid"])
+            return self.player.analyst.scored_rows(color, emit, avoid=opts["avoid"])
         return emit
 
     def _stream_analysis(self, color, interval, opts):
         """lz-analyze/analyze/kata-analyze: '=' then info lines every
         interval until the next input line, then the closing blank line."""
         on_info = self._info_callback(color, opts)
-        thinking = self.player.analyze(color, on_info, interval, avoid=opts["avoid"])
+        thinking = self.player.analyst.analyze(color, on_info, interval, avoid=opts["avoid"])
         self._write(f"={self._cid}\n")
         self._streamed = True
         if self._sync:
@@ -328,7 +328,7 @@ class AnalysisCommands:
         return "\n".join(lines)
 
     def cmd_go_gfx_visits(self, args):
-        return gfx_visits(self.player.analysis(), self.vtx, self.game.pass_move)
+        return gfx_visits(self.player.analyst.rows(), self.vtx, self.game.pass_move)
 
     def cmd_go_gfx_priors(self, args):
         pr = self.player.nets.priors(self.player.position())
@@ -363,7 +363,7 @@ class AnalysisCommands:
                          for y in range(n - 1, -1, -1))
 
     def cmd_go_gfx_pv(self, args):
-        return gfx_pv(self.player.analysis(), self.game.to_move, self.vtx)
+        return gfx_pv(self.player.analyst.rows(), self.game.to_move, self.vtx)
 
     # -- analysis (Leela Zero and KataGo formats)
     def cmd_lz_analyze(self, args):
@@ -393,8 +393,8 @@ class AnalysisCommands:
             move = None
         if move is not None:
             p = self.player
-            if p.last and p.last.get("result") is not None and p.search_built is not None:
-                self._emit_analysis(p.last_analysis, on_info)
+            if p.last and p.last.get("result") is not None and p.slot.built is not None:
+                self._emit_analysis(p.analyst.last_rows, on_info)
             self._write(f"play {self.vtx(move)}\n")
         self._write("\n")
 

@@ -285,7 +285,7 @@ class GameCommands:
     def cmd_top_moves(self, args):
         self._nargs(args, 0, usage="top_moves")
         return " ".join(f"{self.vtx(r['move'])} {100 * float(r.get('winrate', 0.5)):.2f}"
-                        for r in self.player.top_moves()[:10])
+                        for r in self.player.analyst.top_moves()[:10])
 
     def _top_moves_for(self, args, color, name):
         self._nargs(args, 0, usage=name)
@@ -393,7 +393,7 @@ class GameCommands:
         return "\n".join(lines)
 
     def cmd_gomill_explain_last_move(self, args):
-        return self.player.explain()
+        return self.player.analyst.explain()
 
     def cmd_gomill_cpu_time(self, args):
         t = os.times()

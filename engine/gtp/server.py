@@ -301,7 +301,7 @@ class GtpServer(GameCommands, ParamCommands, AnalysisCommands):
     def _ponder_until_input(self):
         if self._sync:
             return
-        thinking = self.player.start_pondering()
+        thinking = self.player.analyst.start_pondering()
         if thinking is None:
             return
         while not self._wait_for_input(0.5):

@@ -97,7 +97,7 @@ def test_a_client_that_disconnects_ends_its_queries():
     th.start()
     th.join(600)                               # a bound for a broken server only: it returns at once
     assert not th.is_alive()
-    assert srv.player.search_built.last_result.stopped_by == "interrupt"   # the disconnect ended it
+    assert srv.player.slot.built.last_result.stopped_by == "interrupt"   # the disconnect ended it
     assert out.lines == 2                      # the first partial result, then the broken write
 
 

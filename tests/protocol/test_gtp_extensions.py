@@ -398,7 +398,7 @@ def test_kata_analyze_takes_katago_options(eng):
     assert out.startswith("=")
     assert "movesOwnership is not given" in eng.err.getvalue()
     eng.player.genmove(2, play=False, budget=(300, None))
-    rows = eng.player.score_rows(2).annotate(eng.player.search().analysis())
+    rows = eng.player.analyst.score_rows(2).annotate(eng.player.search().analysis())
     line = eng._info_line(rows, {"kata": True, "avoid": set(), "pvVisits": True, "rootInfo": True,
                                  "pvEdgeVisits": True, "ownership": True, "ownershipStdev": True})
     first = line.split(" info ")[0]

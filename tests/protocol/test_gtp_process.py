@@ -123,7 +123,7 @@ def _serve_lines(text, *sets):
 
 
 def _root_visits(srv):
-    return sum(r["visits"] for r in srv.player.last_analysis())
+    return sum(r["visits"] for r in srv.player.analyst.last_rows())
 
 
 def test_an_interrupt_read_before_the_search_is_built_stops_it():

@@ -51,7 +51,7 @@ def test_the_net_is_loaded_before_the_first_command():
     assert events[0] == ("factory", 9)
     assert ("evaluate", 9) in events[:first_write]          # the first forward pass too
     assert [e for e in events if e[0] == "factory"] == [("factory", 9)]
-    assert eng.player.search_built is not None and eng.player._search_size == 9
+    assert eng.player.slot.built is not None and eng.player.slot.fits(9) and not eng.player.slot.fits(13)
 
 
 def test_a_new_board_size_loads_its_net_at_boardsize():

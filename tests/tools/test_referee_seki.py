@@ -13,7 +13,7 @@ import sys
 from engine import coords
 from engine.game import Game
 from engine.scoring import seki_points
-from tools import match, rescore, sgfpack
+from tools import match, referee, rescore, sgfpack
 from tests.conftest import ROOT
 
 DATA = os.path.join(ROOT, "tests", "data", "seki")
@@ -41,10 +41,10 @@ def _game(name):
 def test_the_referee_calls_the_seki_dead_and_the_match_keeps_it_alive():
     g = _game("fuego-0068.sgf")
     assert {coords.to_gtp(p, 9) for p in seki_points(g.board)} >= SEKI_0068
-    score, dead = match.referee_verdict(g.moves, 9, 7.0)
+    score, dead = referee.referee_verdict(g.moves, 9, 7.0)
     assert score == "B+12.0"                         # GNU Go: White's top group dead
     assert {coords.to_gtp(p, 9) for p in dead} >= SEKI_0068
-    fixed, note = match.keep_seki_alive(g.board, score, dead)
+    fixed, note = referee.keep_seki_alive(g.board, score, dead)
     assert fixed == "W+20"                           # area score with the seki alive
     assert "15 stones in seki" in note and "B9" in note
     # the board's own Tromp-Taylor count (every stone alive) agrees here
@@ -53,9 +53,9 @@ def test_the_referee_calls_the_seki_dead_and_the_match_keeps_it_alive():
 
 def test_no_seki_leaves_the_referee_result():
     g = _game("fuego-0068.sgf")
-    assert match.keep_seki_alive(g.board, "B+12.0", []) == ("B+12.0", None)
+    assert referee.keep_seki_alive(g.board, "B+12.0", []) == ("B+12.0", None)
     empty = Game(9, 7.0)
-    assert match.keep_seki_alive(empty.board, "W+7.0", []) == ("W+7.0", None)
+    assert referee.keep_seki_alive(empty.board, "W+7.0", []) == ("W+7.0", None)
 
 
 def test_a_match_game_ending_in_the_seki_is_scored_with_it_alive(tmp_path):

@@ -36,8 +36,8 @@ def test_genmove_plays_a_legal_move_and_records_it():
     assert p.game.move_number == 1 and p.game.board.color_at(mv) == BLACK
     assert p.game.to_move == WHITE and p.color == BLACK
     assert p.last["move"] == mv and p.last["result"].playouts > 0
-    assert p.explain().startswith(p.vtx(mv) + " winrate")
-    assert p.game.history[-1].comment == p.explain()    # the SGF comment of the move
+    assert p.analyst.explain().startswith(p.vtx(mv) + " winrate")
+    assert p.game.history[-1].comment == p.analyst.explain()    # the SGF comment of the move
 
 
 def test_genmove_without_play_leaves_the_game_alone():
@@ -185,14 +185,14 @@ def test_load_sgf(tmp_path):
 
 def test_pondering_runs_only_on_the_opponents_turn():
     p = player("player.ponder=true")
-    assert p.start_pondering() is None              # no move of ours yet
+    assert p.analyst.start_pondering() is None              # no move of ours yet
     p.genmove(BLACK)
-    th = p.start_pondering()
+    th = p.analyst.start_pondering()
     assert th is not None
     th.stop()
     assert th.done.is_set()
     p.set_ponder(False)
-    assert p.start_pondering() is None and p.cfg.player.ponder is False
+    assert p.analyst.start_pondering() is None and p.cfg.player.ponder is False
 
 
 @pytest.mark.parametrize("key,value,read", [
@@ -238,7 +238,7 @@ def test_scored_rows_carry_lead_and_ownership():
     """The engine computes kata-analyze's score lead and ownership; GTP only formats them."""
     p = player("search.early_stop=false", "player.score_playouts=40", "player.move_score_playouts=8")
     got = []
-    p.genmove(BLACK, budget=(100, None), on_info=p.scored_rows(BLACK, got.append), info_interval=1e-6)
+    p.genmove(BLACK, budget=(100, None), on_info=p.analyst.scored_rows(BLACK, got.append), info_interval=1e-6)
     rows = got[-1]
     n = p.size * p.size
     assert len(rows.ownership) == n and all(-1 <= v <= 1 for v in rows.ownership)

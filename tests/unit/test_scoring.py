@@ -113,7 +113,7 @@ def test_board_passes_setter():
 
 def test_match_fallback_scorer_agrees():
     """tools.match scores with the engine's estimate when the referee fails."""
-    from tools.match import _own_score
+    from tools.referee import own_score as _own_score
     for name in ("gnugo-000.sgf", "gomcts-113.sgf"):
         g = Game.from_sgf_bytes(open(os.path.join(FINISHED, name), "rb").read())
         assert g.consecutive_passes() == 2

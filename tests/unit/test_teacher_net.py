@@ -252,7 +252,7 @@ def test_a_net_without_the_heads_falls_back_to_playouts_and_says_so_once(capsys)
     Nets._told_no_heads = False
     p = Player(load(None, SMALL + ["prior.evaluator=net"]))
     p.new_game(N, 7.0)
-    assert not p.evaluator().has_aux
+    assert not p.nets.get(p.size).has_aux
     assert p.nets.scorer(p.size) is None and p.nets.scorer(p.size) is None
     err = capsys.readouterr().err
     assert err.count("has no score and ownership heads; score leads and ownership come from playouts") == 1

@@ -88,16 +88,16 @@ def test_a_weight_change_over_go_param_keeps_the_tree():
                                   "search.threads=1", "search.playouts=400", "search.seconds=0",
                                   "search.early_stop=false"]))
     p.genmove(1, play=False)
-    s = p.search_built
+    s = p.slot.built
     nodes = sum(c[1] for c in s.tree.children())
     assert nodes > 0
     p.set_option("rave.net_equiv", 7)
     p.set_option("search.playouts", 500)
     p.set_option("rave.fpu", 0.9)
-    assert p.search_built is s and sum(c[1] for c in s.tree.children()) == nodes     # the same tree
+    assert p.slot.built is s and sum(c[1] for c in s.tree.children()) == nodes     # the same tree
     assert s.tree.net_weight == 7 and s.cfg.rave.fpu == pytest.approx(0.9) and s.cfg.search.playouts == 500
     p.set_option("search.rollout", "moggy")
-    assert p.search_built is None                         # rebuilt at the next search
+    assert p.slot.built is None                         # rebuilt at the next search
 
 
 def test_the_policies_are_handed_a_view_and_nothing_holds_the_search():
