@@ -4,9 +4,10 @@ engine/memory.py, which is the public API and the only user of this module).
 
 Owns: the stored features phi_i and statistics ``(N_i, N_i V_i, V_i)``, the
 SimHash bins as intrusive doubly linked lists, the LRU order of the entries,
-and the loops of one operation: feature hashing of zeta, SimHash codes,
+and the loops of one operation: SimHash codes,
 multi-probing, exact re-ranking of the candidates, top-M selection and the
-weights of equation (8).  Imports numpy only; never imports the project.
+weights of equation (8) (the feature hashing of zeta is
+engine/featurehash.pyx).  Imports numpy only; never imports the project.
 Keys are any hashable Python objects, mapped to slots by a dict.
 
 Layout of phi.  The feature hash ``h: R^L -> R^D`` only reaches the
@@ -58,12 +59,6 @@ cdef extern from "memkernel_simd.h":     # the C kernels (engine/memkernel_simd.
                      Py_ssize_t n) noexcept nogil
     float memk_sumsq_masked(const float* x, const uint32_t* mask, Py_ssize_t n,
                             int* any) noexcept nogil
-    void memk_scatter_f32(double* acc, const Py_ssize_t* bk, const double* sg,
-                          const float* x, Py_ssize_t n) noexcept nogil
-    void memk_scatter_f64(double* acc, const Py_ssize_t* bk, const double* sg,
-                          const double* x, Py_ssize_t n) noexcept nogil
-    void memk_scale_to_f32(float* out, const double* acc, double inv,
-                           Py_ssize_t n) noexcept nogil
     void memk_prefetch(const void* p) noexcept nogil
     void memk_gather_nt(float* out, const float* src, const int32_t* idx,
                         Py_ssize_t n) noexcept nogil
@@ -113,79 +108,6 @@ def _aligned_zeros(shape, dtype, int align=64):
     buf = np.zeros(nbytes + align, dtype=np.uint8)
     offset = (-buf.ctypes.data) % align
     return buf[offset:offset + nbytes].view(dtype).reshape(shape)
-
-
-cdef class FeatureHash:
-    """Feature hashing ``out[k] = sum_{j: h(j) = k} xi(j) x[j]``, each row
-    L2-normalised (zero rows stay zero); sums in float64 in the order of j.
-
-    Args:
-        buckets: ``(L,)`` ints, ``h(j)`` in ``[0, D)``.
-        signs: ``(L,)`` floats, ``xi(j)`` in ``{-1, +1}``.
-        D: output dimension.
-    """
-    cdef readonly int in_dim, D
-    cdef object _keep
-    cdef const Py_ssize_t* bk
-    cdef const double* sg
-    cdef double* acc
-
-    def __init__(self, buckets, signs, int D):
-        bk = np.ascontiguousarray(buckets, dtype=np.intp)
-        sg = np.ascontiguousarray(signs, dtype=np.float64)
-        if bk.ndim != 1 or sg.shape != bk.shape or D < 1:
-            raise ValueError("FeatureHash: buckets and signs must be (L,)")
-        if bk.shape[0] and (bk.min() < 0 or bk.max() >= D):
-            raise ValueError("FeatureHash: buckets must lie in [0, D)")
-        acc = np.zeros(D, dtype=np.float64)
-        self._keep = (bk, sg, acc)
-        self.in_dim = bk.shape[0]
-        self.D = D
-        self.bk = <const Py_ssize_t*>_data(bk)
-        self.sg = <const double*>_data(sg)
-        self.acc = <double*>_data(acc)
-
-    def __call__(self, x):
-        """Hash ``(L,)`` -> ``(D,)`` or ``(B, ...)`` with ``prod(...) = L``
-        -> ``(B, D)``, float32.  float32 and float64 input is read as is,
-        other dtypes are converted to float64."""
-        cdef cnp.ndarray xa = x if cnp.PyArray_Check(x) else np.asarray(x)
-        cdef int typ = cnp.PyArray_TYPE(xa)
-        if typ != cnp.NPY_FLOAT32 and typ != cnp.NPY_FLOAT64:
-            xa = xa.astype(np.float64)
-            typ = cnp.NPY_FLOAT64
-        cdef bint single = xa.ndim == 1
-        cdef Py_ssize_t B, L = self.in_dim, D = self.D, i
-        if single:
-            B = 1
-            ok = xa.shape[0] == L
-        else:
-            B = xa.shape[0] if xa.ndim else 0
-            ok = xa.ndim >= 2 and int(np.prod(np.shape(x)[1:])) == L
-        if not ok:
-            raise ValueError(f"FeatureHasher expects {L} features, "
-                             f"got shape {np.shape(x)}")
-        if not cnp.PyArray_IS_C_CONTIGUOUS(xa):
-            xa = np.ascontiguousarray(xa)
-        cdef cnp.ndarray out
-        if single:
-            out = np.empty(D, dtype=np.float32)
-        else:
-            out = np.empty((B, D), dtype=np.float32)
-        cdef float* op = <float*>_data(out)
-        cdef const float* xf = <const float*>_data(xa)
-        cdef const double* xd = <const double*>_data(xa)
-        cdef double norm
-        for i in range(B):
-            memset(self.acc, 0, D * sizeof(double))
-            if typ == cnp.NPY_FLOAT32:
-                memk_scatter_f32(self.acc, self.bk, self.sg, xf + i * L, L)
-            else:
-                memk_scatter_f64(self.acc, self.bk, self.sg, xd + i * L, L)
-            norm = sqrt(memk_sumsq(self.acc, D))
-            memk_scale_to_f32(op + i * D, self.acc,
-                              1.0 / norm if norm > 0 else 1.0, D)
-        return out
 
 
 cdef void _select_top(float* s, int32_t* idx, Py_ssize_t n, Py_ssize_t m) noexcept nogil:

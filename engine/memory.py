@@ -115,7 +115,8 @@ from typing import Any
 import numpy as np
 
 from engine.config import MemoryConfig, memory_refused
-from engine.memkernel import FeatureHash, MemoryIndex
+from engine.featurehash import FeatureHash
+from engine.memkernel import MemoryIndex
 from tomlconf import check_table
 
 

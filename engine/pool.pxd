@@ -127,7 +127,6 @@ cdef class NodePool:
     cdef int _alloc_raw(self) noexcept nogil
     cdef void _init_node(self, int n, int par, int m) noexcept nogil
     cdef void _reset_scores(self) noexcept nogil
-    cdef dict _by_move(self, const double* n, const double* total, const double* sq)
     cdef void _link_child(self, int node, int n) noexcept nogil
     cdef void _lru_remove(self, int n) noexcept nogil
     cdef void _lru_push_back(self, int n) noexcept nogil

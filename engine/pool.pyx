@@ -51,6 +51,18 @@ FULL_POLICIES = {"stop": FULL_STOP, "stunt": FULL_STUNT, "ensemble": FULL_ENSEMB
 
 
 
+cdef object _VIEW = None
+
+
+cdef object _view():
+    """engine.pool_view, imported at first use (it cimports this module)."""
+    global _VIEW
+    if _VIEW is None:
+        from engine import pool_view
+        _VIEW = pool_view
+    return _VIEW
+
+
 cdef class NodePool:
     """A search tree's nodes in a fixed pool of ``capacity`` nodes (the
     state the tree policies and the walk share; ``engine.walk.Tree`` adds
@@ -639,152 +651,46 @@ cdef class NodePool:
     def stopped(self):
         return bool(self.stopped_full and self.full_policy == FULL_STOP)
 
+    # reads and checks for Python callers: engine/pool_view.pyx
     def stats(self):
-        return {"capacity": self.capacity, "used": self.n_used, "recycled": self.recycled,
-                "expansions": self.expansions, "sims": self.sims, "rollout_moves": self.rollout_moves,
-                "policy": [k for k, v in FULL_POLICIES.items() if v == self.full_policy][0],
-                "bytes_per_node": self.node_bytes, "full": self.n_used >= self.capacity}
+        return _view().stats(self)
 
     def node(self, int n):
-        """Statistics of node n as a dict."""
-        return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "N0": self.N0[n], "W0": self.W0[n],
-                "P": p_value(self.P[n]), "aN": self.aN[n] if self.aN else 0.0, "aW": self.aW[n] if self.aW else 0.0,
-                "NM": self.NM[n] if self.NM else 0.0, "VM": self.VM[n] if self.VM else 0.0,
-                "parent": self.parent[n]}
+        return _view().node(self, n)
 
     def children(self, int n=-1):
-        """(move, N, W, P, NM, VM, node) of every child of n (root by
-        default); N and W are real visits and rewards, without priors."""
-        if n < 0:
-            n = self.root
-        out = []
-        cdef int c = self.first_child[n]
-        while c >= 0:
-            out.append((self.move[c], self.N[c], self.W[c], p_value(self.P[c]), self.NM[c] if self.NM else 0.0,
-                        self.VM[c] if self.VM else 0.0, c))
-            c = self.next_sibling[c]
-        return out
+        return _view().children(self, n)
 
     def child_priors(self, int n=-1):
-        """{move: (N0, W0, aN, aW)} of every child of n (root by default)."""
-        if n < 0:
-            n = self.root
-        out = {}
-        cdef int c = self.first_child[n]
-        while c >= 0:
-            out[self.move[c]] = (self.N0[c], self.W0[c], self.aN[c] if self.aN else 0.0, self.aW[c] if self.aW else 0.0)
-            c = self.next_sibling[c]
-        return out
+        return _view().child_priors(self, n)
 
     def best_child(self, int n):
-        """The child of n with the most real visits (-1 if none visited)."""
-        cdef int c = self.first_child[n], best = -1
-        cdef double bn = 0
-        while c >= 0:
-            if self.N[c] > bn:
-                bn = self.N[c]
-                best = c
-            c = self.next_sibling[c]
-        return best
+        return _view().best_child(self, n)
 
     def pv_nodes(self, int n, int max_len=20):
-        """The nodes of the most-visited line from node n (n excluded)."""
-        out = []
-        c = self.best_child(n)
-        while c >= 0 and len(out) < max_len:
-            out.append(c)
-            c = self.best_child(c)
-        return out
+        return _view().pv_nodes(self, n, max_len)
 
     def pv(self, int n, int max_len=20):
-        """Most-visited line from node n (n's own move excluded)."""
-        return [self.move[c] for c in self.pv_nodes(n, max_len)]
+        return _view().pv(self, n, max_len)
 
     def root_scores(self):
-        """The final scores (black minus white, komi in) of this root's
-        simulations: {move: (n, mean, sd)} by the root's move, and the key
-        -1 for all of them (the search's own score evidence, beside its
-        win rates)."""
-        return self._by_move(self.score_n, self.score_sum, self.score_sq)
-
-    cdef dict _by_move(self, const double* n, const double* total, const double* sq):
-        """{move: (n, mean, sd)} of the tallies by the root's move, -1 for all."""
-        cdef int m
-        out = {}
-        for m in range(self.nn + 2):
-            if n[m] > 0:
-                mean = total[m] / n[m]
-                var = max(sq[m] / n[m] - mean * mean, 0.0)
-                out[-1 if m == self.nn + 1 else m] = (n[m], mean, var ** 0.5)
-        return out
+        return _view().root_scores(self)
 
     def root_leads(self):
-        """The score head's leads backed up through this root's simulations
-        (each simulation counts the lead of the deepest node of its path
-        that has one, black's view, komi in): {move: (n, mean, sd)} by the
-        root's move, -1 for all; empty without a net with a score head."""
-        return self._by_move(self.lead_n, self.lead_sum, self.lead_sq)
+        return _view().root_leads(self)
 
     def net_lead(self, int node):
         """The score head's lead (black's view) kept at node, or None."""
         return None if self.SB[node] == NO_LEAD else self.SB[node] / 32.0
 
     def ensemble_visits(self):
-        """Root visits and rewards per move accumulated by the ensemble
-        policy over the trees it discarded: [(visits, wins)] by move."""
-        return [(self.ens_visits[m], self.ens_wins[m]) for m in range(self.nn + 1)]
+        return _view().ensemble_visits(self)
 
     def check_invariants(self):
-        """Walk the tree (the tests, and the threads' stress test after each
-        search): every node in use reached once from the root, its parent
-        link right, no expansion claim left behind, visits and wins finite
-        and not negative, wins at most visits, a node's visits at least its
-        children's.  Returns the number of nodes reached; raises
-        AssertionError naming every broken invariant."""
-        cdef int c, x, k
-        cdef double sn
-        bad = []
-        seen = np.zeros(self.capacity, np.uint8)
-        stack = [self.root]
-        reached = 0
-        while stack:
-            x = stack.pop()
-            if seen[x]:
-                bad.append(f"node {x} reached twice")
-                continue
-            seen[x] = 1
-            reached += 1
-            if self.flags[x] & EXPANDING:
-                bad.append(f"node {x}: an expansion claim left behind")
-            if not (self.N[x] >= -1e-3 and self.W[x] >= -1e-3 and self.W[x] <= self.N[x] + 1e-3):
-                bad.append(f"node {x}: N {self.N[x]} W {self.W[x]}")
-            c = self.first_child[x]
-            sn = 0.0
-            k = 0
-            while c >= 0:
-                if self.parent[c] != x:
-                    bad.append(f"node {c}: child of {x} whose parent is {self.parent[c]}")
-                sn += self.N[c]
-                stack.append(c)
-                c = self.next_sibling[c]
-                k += 1
-                if k > self.nn + 1:
-                    bad.append(f"node {x}: more children than moves (a cycle)")
-                    break
-            if sn > self.N[x] + 1e-3 * (1.0 + self.N[x]):
-                bad.append(f"node {x}: children's visits {sn} above its own {self.N[x]}")
-        if reached != self.n_used:
-            bad.append(f"{reached} nodes reachable, {self.n_used} in use")
-        assert not bad, "; ".join(bad[:10])
-        return reached
+        return _view().check_invariants(self)
 
     def lru_order(self):
-        out = []
-        x = self.lru_head
-        while x >= 0:
-            out.append(x)
-            x = self.lru_next[x]
-        return out
+        return _view().lru_order(self)
 
 
 BASE_BYTES_PER_NODE = NodePool(2, 2).bytes_per_node
