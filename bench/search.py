@@ -20,11 +20,11 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from board_ext import playout  # noqa: E402
 from board_ext.board import Board  # noqa: E402
 from engine.pool import BASE_BYTES_PER_NODE, BYTES_PER_NODE  # noqa: E402
-from engine.walk import Tree  # noqa: E402
+from engine.factory import bare_tree  # noqa: E402
 
 
 def timed_search(size, n, policy, pool_size, full_policy, seed=1, tree="uct"):
-    t = Tree(size, pool_size, full_policy, seed=seed)
+    t = bare_tree(size, pool_size, full_policy, seed=seed)
     t.configure(rollout=policy, komi=7.0, tree=tree)     # the kernel's knobs: the config's defaults
     t.set_root(Board(size))
     t0 = time.process_time()            # CPU time: other jobs on the machine count less

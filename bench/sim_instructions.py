@@ -17,9 +17,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CHILD = """
 import sys
 from board_ext.board import Board
-from engine.walk import Tree
+from engine.factory import bare_tree
 n, tree, size = int(sys.argv[1]), sys.argv[2], int(sys.argv[3])
-t = Tree(size, 200000, "recycle", seed=3)
+t = bare_tree(size, 200000, "recycle", seed=3)
 t.configure(rollout="expert", komi=7.0, tree=tree)
 t.set_params(tree, dict(t.params(tree), rave=True, rave_equiv=3000.0, K=0.0 if tree == "rave" else 0.7))
 t.set_root(Board(size))

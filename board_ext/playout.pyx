@@ -399,9 +399,6 @@ cdef class MoggyRates:
         for name, v in rates.items():
             self.m.rate[RULE_NAMES.index(name)] = <uint64_t>(float(v) * 4294967296.0)
 
-    def as_dict(self):
-        return {name: self.m.rate[i] / 4294967296.0 for i, name in enumerate(RULE_NAMES)}
-
 
 def moggy_rates():
     """The rule probabilities in use, by name."""

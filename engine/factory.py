@@ -211,3 +211,16 @@ def build_search(cfg, size, net_for_size=None):
     else:
         ev = load_evaluator(cfg, size)
     return make_search(cfg, ev), bound
+
+
+def bare_tree(size, capacity, full_policy="recycle", cfg=None, **kw):
+    """A walk.Tree on its own (no Search): NodePool's arguments, every tree
+    kernel's parameters from ``cfg`` (default: the config's defaults), as a
+    search sets them.  For tests and benchmarks of the kernels."""
+    from engine import config
+    from engine.walk import TREES, Tree
+    cfg = cfg if cfg is not None else config.load(None)
+    t = Tree(size, capacity, full_policy, **kw)
+    for name in TREES:
+        t.set_params(name, tree_policies.get(name).params(cfg))
+    return t

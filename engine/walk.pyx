@@ -43,20 +43,6 @@ ctypedef struct worker_t:
 
 
 
-cdef dict _DEFAULTS = {}
-
-
-def _default_params():
-    """Each kernel's parameters from the config's defaults (engine/config.py
-    holds the one default of each knob), read once."""
-    if not _DEFAULTS:
-        from engine import config, tree_policies
-        cfg = config.load(None)
-        for name in TREES:
-            _DEFAULTS[name] = tree_policies.get(name).params(cfg)
-    return _DEFAULTS
-
-
 cdef const tree_policy_t* tree_policy_named(str name):
     """The registered tree policy called name (see TREES), or NULL."""
     if name == "uct":
@@ -69,20 +55,30 @@ cdef const tree_policy_t* tree_policy_named(str name):
 cdef class Tree(NodePool):
     """A search tree: a NodePool searched by a tree policy
     (``configure(tree=...)``, uct until set) with a rollout policy.
-    Same arguments as NodePool."""
+    Same arguments as NodePool; a search needs its kernel's parameters
+    (set_params; engine.factory.bare_tree: the config's)."""
     cdef const tree_policy_t* pol
     cdef int mt_claimed, mt_target     # threads: simulations claimed, asked for
     cdef int mt_stop, mt_live, n_threads
     cdef long mt_seen                  # simulations already reported by threads_wait
     cdef worker_t* workers
     cdef pthread_t* ths
+    cdef set params_set                # kernels whose parameters set_params filled
 
     def __cinit__(self, *args, **kwargs):
         self.pol = uct_policy()
         self.whole_child_sets = self.pol.whole_child_sets
         self.rollout_fn = get_policy(1)
-        for kernel, params in _default_params().items():    # the config's defaults, until set_params
-            self.set_params(kernel, params)
+        self.params_set = set()
+
+    cdef int _check_params(self) except -1:
+        """A search needs its kernel's parameters (the config's:
+        engine.factory.bare_tree, or the search's set_params)."""
+        name = self.pol.name.decode()
+        if name not in self.params_set:
+            raise ValueError(f"Tree: no parameters for the {name} kernel: set_params('{name}', ...) first "
+                             f"(engine.factory.bare_tree gives a tree with the config's)")
+        return 0
 
     @property
     def tree_name(self):
@@ -152,6 +148,7 @@ cdef class Tree(NodePool):
             self.up = params
         else:
             raise ValueError(f"search.tree: unknown tree '{kernel}'")
+        self.params_set.add(kernel)
         self._want_arrays()
 
     def params(self, str kernel):
@@ -257,6 +254,7 @@ cdef class Tree(NodePool):
     def simulate(self, int n):
         """Run n simulations with no evaluator; returns how many ran (fewer
         if the pool policy 'stop' fired)."""
+        self._check_params()
         cdef board_t bd
         cdef int32_t path[MAXDEPTH]
         cdef int16_t moves[MAXSEQ]
@@ -308,6 +306,7 @@ cdef class Tree(NodePool):
         Fuego does between searches).  Their net requests go to a bounded
         queue the caller empties with take_net_requests while they run, so
         the net never stalls them.  Returns at once."""
+        self._check_params()
         cdef int i
         self._threads_guard()
         if not 1 <= threads <= MAX_THREADS:
@@ -431,6 +430,7 @@ cdef class Tree(NodePool):
     def begin_batch(self, int k):
         """Descend k times under virtual loss; returns the new leaf nodes
         (node ids, -1 where a descent created no node)."""
+        self._check_params()
         cdef int i, depth
         if k > self.pend_cap:
             k = self.pend_cap

@@ -127,6 +127,24 @@ def test_the_settings_machinery_is_on_the_ground_floor():
     assert hits([os.path.join(ROOT, "atomicio.py")], ["engine", "nets", "tools", "board_ext"]) == []
 
 
+def test_a_compiled_kernel_imports_no_python_module_of_the_engine():
+    """docs/HACKING.md: the compiled modules stand below the Python engine:
+    a .pyx imports or cimports, of the engine, only its compiled modules
+    (the board's floor, board_ext, is below them all; a bare walk.Tree takes its parameters from engine.factory.bare_tree, not
+    from engine.config)."""
+    compiled = {os.path.relpath(p, ROOT)[:-4].replace(os.sep, ".")
+                for ext in (".pyx", ".pxd") for folder in ("board_ext", "engine")
+                for p in glob.glob(os.path.join(ROOT, folder, "*" + ext))}
+    bad = []
+    for folder in ("board_ext", "engine"):
+        for p in glob.glob(os.path.join(ROOT, folder, "*.pyx")):
+            for name in cython_imports(p):
+                if "." in name and name.split(".")[0] in ("engine", "nets", "tools") \
+                        and name not in compiled and name.rsplit(".", 1)[0] not in compiled:
+                    bad.append((os.path.relpath(p, ROOT), name))
+    assert bad == []
+
+
 def test_board_ext_imports_nothing_of_the_project():
     found = sources("board_ext")
     assert any(p.endswith(".pyx") for p in found) and any(p.endswith(".pxi") for p in found)

@@ -5,7 +5,7 @@ from board_ext.board import BLACK, WHITE, Board
 from engine import config
 from engine.evaluator import ScriptedEvaluator
 from engine.pool import BYTES_PER_NODE
-from engine.walk import Tree
+from engine.factory import bare_tree
 from engine.search import RESIGN, Search
 
 # the paper's memory (every node, its lambda schedule, no confidence), which the
@@ -36,7 +36,7 @@ def test_bytes_per_node_counts_every_per_node_array():
     assert node_bytes("search.tree=uct") == 53                       # the papers' tree
     assert node_bytes("search.tree=uct", "uct.rave=true") == 61
     assert node_bytes("search.tree=rave") == 61                      # the shipped tree reads AMAF
-    t = Tree(9, 1000, "recycle")                                    # the uct tree by default
+    t = bare_tree(9, 1000, "recycle")                                    # the uct tree by default
     t.configure(use_memory=True)                                     # a search with an M-MCTS memory
     assert t.stats()["bytes_per_node"] == 61
     t.configure(tree="rave")
@@ -45,7 +45,7 @@ def test_bytes_per_node_counts_every_per_node_array():
 
 @pytest.mark.parametrize("policy", ["stop", "stunt", "ensemble", "flatten", "recycle", "fuego_gc"])
 def test_pool_never_exceeds_capacity(policy):
-    t = Tree(9, 60, policy, seed=3)
+    t = bare_tree(9, 60, policy, seed=3)
     t.configure(rollout="random")
     t.set_root(Board(9))
     ran = t.simulate(1500)
@@ -58,7 +58,7 @@ def test_pool_never_exceeds_capacity(policy):
 
 
 def test_recycling_takes_least_recently_updated():
-    t = Tree(5, 40, "recycle", seed=5)
+    t = bare_tree(5, 40, "recycle", seed=5)
     t.configure(rollout="random")
     t.set_root(Board(5))
     t.simulate(26)                      # the root tries all 25 points + pass
@@ -244,7 +244,7 @@ def test_bad_budgets_rejected():
     with pytest.raises(ValueError):
         s.run(playouts=None, seconds=-1)
     with pytest.raises(ValueError):
-        Tree(9, 1, "recycle")
+        bare_tree(9, 1, "recycle")
     with pytest.raises(config.ConfigError, match="pool.pool_size"):
         config.load(None, ["pool.pool_size=1"])
     with pytest.raises(config.ConfigError, match="pool.full_policy"):

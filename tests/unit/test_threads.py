@@ -11,7 +11,7 @@ from board_ext.board import Board
 from engine import config, factory
 from engine.config import ConfigError
 from engine.search import search_threads
-from engine.walk import Tree
+from engine.factory import bare_tree
 
 
 def cfg(*sets):
@@ -20,7 +20,7 @@ def cfg(*sets):
 
 def test_threads_run_the_simulations_asked_and_keep_the_tree_whole():
     for threads in (2, 3, 5):
-        t = Tree(9, 200000, "recycle", seed=threads)
+        t = bare_tree(9, 200000, "recycle", seed=threads)
         t.configure(rollout="expert", tree="rave")
         t.set_params("rave", dict(t.params("rave"), rave=True, expand_visits=2, virtual_loss=1.0))
         t.set_root(Board(9))
@@ -31,7 +31,7 @@ def test_threads_run_the_simulations_asked_and_keep_the_tree_whole():
 
 
 def test_a_full_pool_stops_the_expansions_not_the_search():
-    t = Tree(9, 500, "recycle", seed=3)
+    t = bare_tree(9, 500, "recycle", seed=3)
     t.configure(rollout="random", tree="rave")
     t.set_params("rave", dict(t.params("rave"), rave=True, expand_visits=1, virtual_loss=1.0))
     t.set_root(Board(9))
@@ -79,7 +79,7 @@ def test_modes_that_cannot_run_threaded_are_named():
         with pytest.raises(ConfigError) as e:
             cfg(bad)
         assert "search.threads" in str(e.value)
-    t = Tree(9, 1000, "recycle", seed=1)
+    t = bare_tree(9, 1000, "recycle", seed=1)
     t.configure(tree="uct")
     t.set_root(Board(9))
     with pytest.raises(RuntimeError, match=r"this tree \(uct.*engine.config.threads_refused"):    # the kernel's own guard

@@ -7,7 +7,7 @@ from board_ext.board import BLACK, WHITE, Board
 from board_ext.priors import tree_priors
 from engine import config, tree_policies
 from engine.evaluator import ScriptedEvaluator
-from engine.walk import Tree
+from engine.factory import bare_tree
 from engine.search import RESIGN, Search
 
 
@@ -163,7 +163,7 @@ def test_net_fade_by_move_number():
         b = Board(13)
         for _ in range(moves):
             b.play(169)                     # passes: only the move number counts
-        t = Tree(13, 100, seed=1)
+        t = bare_tree(13, 100, seed=1)
         t.configure(tree="rave")
         t.set_params("rave", tree_policies.get("rave").params(c))
         t.set_root(b)
@@ -348,7 +348,7 @@ def test_resigns_at_a_small_budget():
 
 @pytest.mark.parametrize("policy", ["stop", "recycle", "fuego_gc", "flatten"])
 def test_rave_pool_never_exceeds_capacity(policy):
-    t = Tree(9, 400, policy, seed=3)
+    t = bare_tree(9, 400, policy, seed=3)
     t.configure(rollout="random", tree="rave")
     tuned(t, rave=True, expand_visits=2)
     t.set_root(Board(9))
@@ -519,3 +519,13 @@ def test_value_visits_add_visits_at_the_nets_value():
         cfg("search.value_visits=[1, 2]")
     with pytest.raises(config.ConfigError, match="search.value_visits"):
         cfg("tree.value_prior=20")
+
+
+def test_a_tree_without_its_kernels_parameters_refuses_to_search():
+    from engine.walk import Tree
+    t = Tree(9, 100, "recycle", seed=1)
+    t.set_root(Board(9))
+    with pytest.raises(ValueError, match="no parameters for the uct kernel"):
+        t.simulate(1)
+    t.set_params("uct", bare_tree(9, 10).params("uct"))
+    assert t.simulate(5) == 5

@@ -129,8 +129,8 @@ def test_each_key_of_a_kernels_table_is_a_field_of_its_struct_and_reaches_it():
     named the same, its use in the kernel; no line in between.  A key of
     the table without its field, or a field without its key, fails here."""
     import dataclasses
-    from engine.walk import Tree
-    t = Tree(9, 100, seed=1)
+    from engine.factory import bare_tree
+    t = bare_tree(9, 100, seed=1)
     keys = {f.name for f in dataclasses.fields(config.RaveConfig)}
     assert set(t.params("rave")) == keys
     assert set(t.params("uct")) == {f.name for f in dataclasses.fields(config.UctConfig)} - {"policy"} | {"puct"}
