@@ -7,7 +7,7 @@ import pytest
 from tools import paper_queue
 
 
-def test_entries_pending_and_a_bad_line(tmp_path, monkeypatch):
+def test_entries_and_what_each_has_left(tmp_path, monkeypatch):
     monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
     (tmp_path / "configs" / "paper").mkdir(parents=True)
     exp = tmp_path / "configs" / "paper" / "t.toml"
@@ -28,8 +28,15 @@ def test_entries_pending_and_a_bad_line(tmp_path, monkeypatch):
     (tmp_path / "runs" / "m").mkdir(parents=True)
     (tmp_path / "runs" / "m" / "results.json").write_text(json.dumps({"games": [{}, {}, {}]}))
     assert paper_queue.pending(*got[1]) == (1, 4)
-    q.write_text("configs/paper/missing.toml\n")
-    with pytest.raises(SystemExit, match="no experiment file"):
+
+
+@pytest.mark.parametrize("line, why", [("configs/paper/missing.toml", "no experiment file"),
+                                       ("run python -m tools.x", "run needs --done PATH")])
+def test_a_bad_queue_line_is_refused_by_its_number(tmp_path, monkeypatch, line, why):
+    monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
+    q = tmp_path / "queue.txt"
+    q.write_text("# the runs\n" + line + "\n")
+    with pytest.raises(SystemExit, match=f":2: {why}"):
         paper_queue.entries(str(q))
 
 
@@ -49,9 +56,6 @@ def test_run_entries_are_done_once_their_path_exists_and_read_the_environment(tm
     (tmp_path / "out").mkdir()
     (tmp_path / "out" / "net.pt").write_bytes(b"x")
     assert paper_queue.pending(config, opts) == (0, 1)
-    q.write_text("run python -m tools.x\n")
-    with pytest.raises(SystemExit, match="run needs --done PATH"):
-        paper_queue.entries(str(q))
 
 
 def test_the_queue_reads_its_file_again_after_every_entry(tmp_path, monkeypatch):
