@@ -18,16 +18,16 @@ import sys
 
 NODE = re.compile(r";((?:[^;\[]|\[(?:\\.|[^\]\\])*\])*)", re.S)
 MOVE = re.compile(r"\b([BW])\[([a-s]{0,2})\]")
-STATS = re.compile(r"visits (\d+) playouts (\d+)")
+STATS = re.compile(r"visits (\d+) playouts (\d+) time ([0-9.]+)s")
 
 
 def moves_with_stats(sgf):
-    """[(colour 'B'/'W', visits, playouts)] of the moves whose comment has them."""
+    """[(colour 'B'/'W', visits, playouts, seconds)] of the moves whose comment has them."""
     out = []
     for node in NODE.findall(sgf):
         m, s = MOVE.search(node), STATS.search(node)
         if m and s:
-            out.append((m.group(1), int(s.group(1)), int(s.group(2))))
+            out.append((m.group(1), int(s.group(1)), int(s.group(2)), float(s.group(3))))
     return out
 
 
@@ -36,7 +36,7 @@ def by_side(folder):
     with open(os.path.join(folder, "results.json")) as fh:
         res = json.load(fh)
     names = res["names"]
-    out = {n: {"visits": [], "playouts": []} for n in names}
+    out = {n: {"visits": [], "playouts": [], "seconds": []} for n in names}
     for g in res["games"]:
         path = os.path.join(folder, f"game-{g['index'] + 1:04d}.sgf")
         if not os.path.exists(path):
@@ -44,10 +44,11 @@ def by_side(folder):
         with open(path, encoding="utf-8") as fh:
             sgf = fh.read()
         a_black = g["a_color"] == "black"
-        for colour, visits, playouts in moves_with_stats(sgf):
+        for colour, visits, playouts, seconds in moves_with_stats(sgf):
             name = names[0] if (colour == "B") == a_black else names[1]
             out[name]["visits"].append(visits)
             out[name]["playouts"].append(playouts)
+            out[name]["seconds"].append(seconds)
     return out
 
 
@@ -62,7 +63,9 @@ def main(argv=None):
             sys.exit(f"match_playouts: no move comments with playouts for {name}")
         means.append(statistics.mean(t["playouts"]))
         print(f"{name}: {len(t['playouts'])} moves, playouts a move mean {means[-1]:.0f} "
-              f"median {statistics.median(t['playouts']):.0f}, visits mean {statistics.mean(t['visits']):.0f}")
+              f"median {statistics.median(t['playouts']):.0f}, visits mean {statistics.mean(t['visits']):.0f}, "
+              f"seconds a move {statistics.mean(t['seconds']):.3f}, "
+              f"playouts a second {sum(t['playouts']) / max(1e-9, sum(t['seconds'])):.0f}")
     print(f"playouts_ratio: {means[0] / means[1]:.3f}")
 
 
