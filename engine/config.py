@@ -185,6 +185,10 @@ class MemoryConfig:
                     doc='phi for the first this many new nodes of a search (those the net sees anyway under '
                         'prior.dcnn_nodes); "all" (or 0) = every node, as the paper (memory.enabled = false for none)')
     confidence: bool = _f(True, doc="scale N_M by exp((max cos - 1) / tau), the closest entry's kernel against a perfect match (deviation)")
+    recenter: bool = _f(False, doc="re-centre SimHash on the stored phi each time the memory doubles while it fills and "
+                                   "after every memory_size new entries once full: the centre follows the game's "
+                                   "positions, so a query ranks tens of candidates, not thousands (candidate "
+                                   "generation only; a deviation)")
 
 
 def memory_refused(m):

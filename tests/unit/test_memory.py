@@ -619,3 +619,26 @@ def test_none_is_not_a_key():
     with pytest.raises(TypeError):
         mem.add(None, np.ones(8), 0.5, 1)
     assert len(mem) == 0 and mem.update(None, 0.5, 1) is False
+
+
+def test_recentring_follows_drifting_features():
+    """memory.recenter: ReLU features whose common part drifts over a game
+    (as Conv7's do) cluster the codes again under a centre fixed on the
+    first entries; re-centred each time the memory doubles, a query ranks
+    far fewer candidates."""
+    rng = np.random.default_rng(5)
+    dim, n = 256, 2000
+    drift = np.cumsum(rng.normal(0, 0.15, (n, dim)), axis=0)      # the game moves on
+    feats = np.maximum(0.0, 1.0 + drift + rng.normal(0, 0.3, (n, dim))).astype(np.float32)
+    cands = {}
+    for recenter in (False, True):
+        mem = Memory(small_config(memory_size=n, M=8, D=512, recenter=recenter), in_dim=dim, seed=3)
+        for i in range(n):
+            mem.add(i, feats[i], V=float(i % 2), N=1.0)
+        before = mem.stats()["queries"]
+        for i in range(n - 200, n):
+            mem.query(mem.phi(feats[i]))
+        st = mem.stats()
+        cands[recenter] = st["mean_candidates"]
+        assert st["queries"] - before == 200
+    assert cands[True] < 0.7 * cands[False], cands
