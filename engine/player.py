@@ -114,7 +114,7 @@ class Player(PlayerOptions):
         if seed == 0:
             seed = _clock_seed()
         self.set_option("search.seed", seed)
-        self._drop_tree()
+        self.slot.drop_tree()
 
     def prepare(self):
         """Build the evaluator (loading the net and its first forward pass)
@@ -143,11 +143,8 @@ class Player(PlayerOptions):
     def clear_cache(self):
         """Forget the search tree and the nets' cached evaluations (KataGo's
         clear_cache): the next search starts afresh."""
-        self._drop_tree()
-        self.nets.clear_caches()
-
-    def _drop_tree(self):
         self.slot.drop_tree()
+        self.nets.clear_caches()
 
     def position(self, color=None):
         """A copy of the current board, with ``color`` to move when given
@@ -198,7 +195,7 @@ class Player(PlayerOptions):
                  configmod.shipped_size(size))
 
     def _new_game(self):
-        self._drop_tree()
+        self.slot.drop_tree()
         self.tc.reset()
         self.last = None
         self.color = None
@@ -279,7 +276,7 @@ class Player(PlayerOptions):
         """The standard handicap points, placed; returns them."""
         self._check_empty()
         pts = self.game.fixed_handicap(n)
-        self._drop_tree()
+        self.slot.drop_tree()
         return pts
 
     def place_free_handicap(self, n):
@@ -295,7 +292,7 @@ class Player(PlayerOptions):
             self.game.free_handicap(points)
         except IllegalMove as e:
             raise GameStateError(str(e)) from None
-        self._drop_tree()
+        self.slot.drop_tree()
 
     def setup(self, black, white):
         """Setup stones (gogui-setup)."""
@@ -303,7 +300,7 @@ class Player(PlayerOptions):
             self.game.setup(black, white)
         except IllegalMove as e:
             raise GameStateError(f"illegal setup: {e.reason}") from None
-        self._drop_tree()
+        self.slot.drop_tree()
 
     def set_to_move(self, color):
         self.game.to_move = color
