@@ -33,6 +33,8 @@ CORPUS = [
      "avoidMoves"),
     ('{"id": "a", "allowMoves": [{"player": "W", "moves": ["D4"], "untilDepth": 100001}], "boardXSize": 9}',
      "allowMoves"),
+    # a game longer than any the engine keeps (50,000 steps): refused before it is replayed
+    (json.dumps({"id": "a", "boardXSize": 9, "moves": [["BW"[i % 2], "pass"] for i in range(50001)]}), "moves"),
 ]
 
 

@@ -343,6 +343,11 @@ def test_loadsgf_printsgf(eng, tmp_path):
     big = tmp_path / "big.sgf"
     big.write_text("(;GM[1]SZ[25];B[aa])")
     fail(eng, f"loadsgf {big}")
+    # 800,000 passes (3.2 MB) once grew the engine to 23.7 GB: refused before it is parsed
+    passes = tmp_path / "passes.sgf"
+    passes.write_text("(;GM[1]SZ[9]" + ";B[];W[]" * 400000 + ")")
+    assert "more than" in fail(eng, f"loadsgf {passes}")
+    ok(eng, f"loadsgf {p}")                 # and the engine serves on
     illegal = tmp_path / "illegal.sgf"
     illegal.write_text("(;GM[1]SZ[9];B[ee];W[ee])")
     assert "illegal" in fail(eng, f"loadsgf {illegal}")
