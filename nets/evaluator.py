@@ -40,6 +40,7 @@ import contextlib
 import glob
 import os
 import re
+import sys
 import threading
 from collections import OrderedDict
 
@@ -50,6 +51,12 @@ WEIGHTS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "weights"
 
 class WeightsError(ValueError):
     """Missing, unreadable or mismatched net weights."""
+
+
+def _out_of_memory(e: BaseException) -> bool:
+    """Whether ``e`` is a device running out of memory (torch's
+    OutOfMemoryError, or the RuntimeError of a backend that says so)."""
+    return type(e).__name__ == "OutOfMemoryError" or (isinstance(e, RuntimeError) and "out of memory" in str(e))
 
 
 def weights_path(size: int, weights_dir: str = WEIGHTS_DIR) -> str:
@@ -246,6 +253,7 @@ class Evaluator:
         self._lock = threading.Lock()       # guards the cache
         self._run_lock = threading.Lock()   # guards the planes buffer and the net
         self.hits = self.misses = 0
+        self._oom_said = False              # the one stderr line of a batch that did not fit
         n = self.board_size
         self.has_value = bool(self.config.value_head)
         self.has_aux = bool(getattr(self.config, "aux_heads", False))
@@ -363,6 +371,27 @@ class Evaluator:
             feats = None if s else feats.float().contiguous().reshape(B, -1).cpu().numpy()
         return logits, values, feats, leads
 
+    def _run_fitting(self, boards, want_lead=False, want_features=False):
+        """:meth:`_run` on a batch the device can hold: a batch that runs out
+        of the device's memory is run again in halves (one line on stderr
+        the first time), never a dead search; one board that does not fit
+        is the error it was."""
+        try:
+            return self._run(boards, want_lead, want_features)
+        except Exception as e:               # torch.cuda.OutOfMemoryError is a RuntimeError
+            if len(boards) < 2 or not _out_of_memory(e):
+                raise
+            if not self._oom_said:
+                self._oom_said = True
+                print(f"{self.name}: a batch of {len(boards)} ran out of {self.device} memory; "
+                      f"smaller batches from now on", file=sys.stderr, flush=True)
+            if self.device.startswith("cuda"):
+                self._torch.cuda.empty_cache()
+        h = len(boards) // 2
+        a = self._run_fitting(boards[:h], want_lead, want_features)
+        b = self._run_fitting(boards[h:], want_lead, want_features)
+        return tuple(None if x is None else np.concatenate([x, y]) for x, y in zip(a, b))
+
     def _probability(self, logit):
         """sigmoid(logit) as float32 numpy, taken at the net's precision
         (float64 under fp64, else float32: bf16 logits are widened first)."""
@@ -426,7 +455,7 @@ class Evaluator:
                         self.misses += 1
         if todo:
             with self._run_lock:
-                lg, vl, ft, ld = self._run([boards[i] for i in todo], want_lead, want_features)
+                lg, vl, ft, ld = self._run_fitting([boards[i] for i in todo], want_lead, want_features)
             logits[todo] = lg
             if values is not None:
                 values[todo] = vl

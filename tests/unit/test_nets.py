@@ -811,3 +811,43 @@ def test_a_random_symmetry_a_batch_turns_the_board_and_the_answer_back():
         Evaluator(m, symmetry="all")
     ev = factory.load_evaluator(config.load(None, ["net.symmetry=random", "prior.evaluator=net"]), 9)
     assert ev.symmetry == "random"
+
+
+def test_a_batch_that_runs_out_of_memory_is_run_in_smaller_batches(capsys):
+    """A batch the device cannot hold (torch's OutOfMemoryError, as CUDA
+    raises it) is run again in halves, with one line on stderr, and gives
+    what one batch would have; one board that does not fit stays an error."""
+    torch.manual_seed(0)
+    ev = Evaluator(GoNet(ModelConfig(board_size=N)), threads=1, cache_size=0)
+    boards = [Board(N)]
+    for m in GAMES[1][0][:7]:
+        b = boards[-1].copy()
+        b.play(m)
+        boards.append(b)
+    want, _, want_v = ev.evaluate_all(boards)
+    run, sizes = ev._run, []
+
+    def small_device(bs, *a, **k):
+        sizes.append(len(bs))
+        if len(bs) > 2:
+            raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return run(bs, *a, **k)
+
+    ev._run = small_device
+    got, _, got_v = ev.evaluate_all(boards)
+    assert np.allclose(got, want, atol=1e-6) and got_v is None and want_v is None
+    assert sizes == [8, 4, 2, 2, 4, 2, 2]
+    err = capsys.readouterr().err
+    assert err.count("ran out of") == 1 and "smaller batches" in err
+    ev.evaluate_all(boards[:4])
+    assert capsys.readouterr().err == ""          # said once
+
+    def no_device(bs, *a, **k):
+        raise torch.cuda.OutOfMemoryError("CUDA out of memory")
+
+    ev._run = no_device
+    with pytest.raises(torch.cuda.OutOfMemoryError):
+        ev.evaluate_all(boards[:1])
+    ev._run = lambda bs, *a, **k: (_ for _ in ()).throw(RuntimeError("shape mismatch"))
+    with pytest.raises(RuntimeError, match="shape mismatch"):
+        ev.evaluate_all(boards)                    # not a memory error: raised as it was
