@@ -71,7 +71,7 @@ def teacher_leads(folder):
 
 def run(size, visits, games, repeats, sets, ref_leads=None):
     cfg = os.path.join(ROOT, "configs", f"{size}x{size}.toml")
-    stdevs, lost, err, cand, wstd, wmstd = [], [], [], [], [], []
+    stdevs, lost, err, cand, wstd, wmstd, tenth = [], [], [], [], [], [], []
     mstd, mlost, merr = [], [], []      # the root's lead as the candidates' visit-weighted mean
     for k, mv in enumerate(games):
         cols = "BW"
@@ -100,11 +100,18 @@ def run(size, visits, games, repeats, sets, ref_leads=None):
         # below 0, a move the analysis reads as better in points than its choice
         cand.extend(sign * (r["rootInfo"]["scoreLead"] - m["scoreLead"]) for r in got for m in r["moveInfos"]
                     if m.get("visits", 0) > 0)
+        # issue 85's grading target: the candidates with a tenth of the chosen move's visits
+        for r in got:
+            top = r["moveInfos"][0]
+            near = [sign * (top["scoreLead"] - m["scoreLead"]) for m in r["moveInfos"][1:]
+                    if m.get("visits", 0) >= 0.1 * top.get("visits", 0) > 0]
+            tenth.append(min(near, default=0.0))
     return (statistics.mean(stdevs), max(stdevs), max(abs(x) for x in lost),
             statistics.mean(err) if err else None, len(err), min(cand),
             sum(1 for x in cand if x < -1.0) / len(cand),
             (statistics.mean(mstd), max(mstd), max(mlost), statistics.mean(merr) if merr else None),
-            (statistics.mean(wstd), max(wstd), statistics.mean(wmstd), max(wmstd)))
+            (statistics.mean(wstd), max(wstd), statistics.mean(wmstd), max(wmstd)),
+            (sum(1 for x in tenth if x < -1.0), len(tenth), min(tenth)))
 
 
 def visit_mean(answer, key="scoreLead"):
@@ -157,6 +164,8 @@ def main():
         print(line)
         print(f"{'':9s} root win rate stdev mean {r[8][0]:.2f} max {r[8][1]:.2f} points (percent); as the "
               f"candidates' visit-weighted mean {r[8][2]:.2f} max {r[8][3]:.2f}")
+        print(f"{'':9s} answers with a candidate of a tenth of the choice's visits read over 1 point better: "
+              f"{r[9][0]} of {r[9][1]} (the worst {r[9][2]:.2f} points)")
     if ref is not None:
         print(f"ratio net/playouts: {net[0] / ref[0] if ref[0] else float('nan'):.3f}")
     print(f"winrate_stdev: {net[8][0]:.2f} points (percent)")

@@ -109,6 +109,13 @@ class RaveConfig:
     virtual_loss: float = _f(3.0, 0.0, 100.0, doc="visits of virtual loss a search thread puts on its path "
                              "(search.threads > 1; Pachi and Fuego: 1; 3 measured stronger here, "
                              "docs/results/threads.md)")
+    score_utility: float = _f(0.0, 0.0, 1.0, doc="KataGo's score utility at the root: each child of the root "
+                              "with the score head's lead (a node the net evaluated; player.score_source = "
+                              "backup or this above 0 asks for the leads) adds this times (2/pi) atan((its lead "
+                              "- the root's) / score_scale) to its value in the root's selection, so that the "
+                              "move order and the lead tell one story (0 = off)")
+    score_scale: float = _f(4.0, 0.1, 100.0, doc="points of lead, against the root's, at which rave.score_utility's "
+                            "term is half its weight")
 
 
 @dataclass(frozen=True)

@@ -155,10 +155,13 @@ class NetAsk:
         return (max(t.value_lambda) > 0 or max(t.value_visits) > 0) and getattr(self.net, "has_value", False)
 
     def lead_used(self):
-        """The analysis reads the score head's leads backed up (``player.score_source
-        = backup`` and a net with a score head): the tree keeps each
-        evaluated node's lead and backs them up with the simulations."""
-        return self.cfg.player.score_source == "backup" and getattr(self.net, "has_aux", False)
+        """The tree keeps each evaluated node's lead (and backs them up
+        with the simulations) where the analysis reads the score head's
+        leads backed up (``player.score_source = backup``) or the rave
+        root's selection adds a score term (``rave.score_utility``), with a
+        net that has a score head."""
+        return (self.cfg.player.score_source == "backup" or self.cfg.rave.score_utility > 0) and \
+            getattr(self.net, "has_aux", False)
 
     def value_visits(self, board):
         """search.value_visits for the phase of ``board``: what the value

@@ -18,6 +18,8 @@ ctypedef struct rave_params_t:     # engine/tree_rave.pyx; [rave]
     int net_visits                # real visits before a node asks the net
     double fpu                    # value of a child with no statistics at all
     double virtual_loss           # visits of virtual loss a search thread puts on its path
+    double score_utility          # weight of the score head's lead in the root's selection; 0 = off
+    double score_scale            # points of lead at which that term is half its weight
 
 ctypedef struct uct_params_t:      # engine/tree_uct.pyx; [uct]
     bint puct                     # uct.policy: PUCT (else UCB1)

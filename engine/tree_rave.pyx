@@ -10,12 +10,13 @@ the children of the nodes that reach ``net_visits`` (queued here, answered
 between simulations by ``engine/walk.pyx``, so no descent waits for it).
 """
 from libc.stdint cimport int16_t, int32_t, uint8_t
-from libc.math cimport log, sqrt, INFINITY
+from libc.math cimport log, sqrt, atan, INFINITY
 from board_ext.board cimport (board_t, board_copy, board_play, board_legal, board_is_eye,
                               MAXNN, rng_t)
 from board_ext.priors cimport move_prior
 from engine.pool cimport (NodePool, MAXDEPTH, p_code, p_value, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
-                          pick_better, reward_for, memory_blend, deep_mask)
+                          NO_LEAD, pick_better, reward_for, memory_blend, deep_mask)
+from board_ext.board cimport BLACK
 from engine.atomics cimport (atomic_add_f, atomic_fetch_add_i, atomic_fetch_add_l, atomic_fetch_or_u8,
                              atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32, atomic_cas_i32)
 from engine.tree_policy cimport tree_policy_t
@@ -169,16 +170,31 @@ cdef int rave_expand_mt(NodePool t, int node, const board_t* b) noexcept nogil:
     return made
 
 
+cdef inline double rave_score_term(NodePool t, double gain) noexcept nogil:
+    """KataGo's score utility of a child of the root whose lead, for the
+    side to move, is ``gain`` points above the root's: score_utility times
+    (2/pi) atan(gain / score_scale), in win-rate units."""
+    return t.rp.score_utility * 0.6366197723675814 * atan(gain / t.rp.score_scale)
+
+
 cdef int rave_select(NodePool t, int node, rng_t* rng) noexcept nogil:
     """The child of highest value (RAVE-blended, with priors; K times the
-    UCB1 term on total counts when K > 0), ties at random; -1 if none."""
+    UCB1 term on total counts when K > 0), ties at random; -1 if none.  At
+    the root, with rave.score_utility above 0, a child with the score head's
+    lead adds its score term (:func:`rave_score_term`) against the root's
+    lead, as KataGo adds a score utility to the win rate."""
     cdef int c = atomic_load_acq_i32(&t.first_child[node]), best = -1, ties = 0
-    cdef double score, bestscore = -INFINITY, logN = 0.0, n
+    cdef double score, bestscore = -INFINITY, logN = 0.0, n, center = 0.0, sign = 0.0
     if t.rp.K > 0:
         n = t.N[node] + t.N0[node]
         logN = log(n if n > 1.0 else 1.0)
+    if t.rp.score_utility > 0 and node == t.root and t.SB[node] != NO_LEAD:
+        sign = 1.0 if t.root_board.to_move == BLACK else -1.0
+        center = sign * t.SB[node] / 32.0
     while c >= 0:
         score = rave_value(t, c)
+        if sign != 0.0 and t.SB[c] != NO_LEAD:
+            score += rave_score_term(t, sign * t.SB[c] / 32.0 - center)
         if t.rp.K > 0:
             n = t.N[c] + t.N0[c]
             score += t.rp.K * sqrt(logN / (n if n > 1.0 else 1.0))
