@@ -14,11 +14,52 @@ the first reply waits for that instead (a few seconds with a net).
 
 The session ends, with exit code 0, at ``quit``, at the end of input (the
 commands read are answered) or when stdout is closed (quietly, no
-traceback); Ctrl-C ends it with exit code 130 and one line on stderr."""
+traceback); Ctrl-C ends it with exit code 130 and one line on stderr.  When
+the process that started the engine goes (a shell between a client and the
+engine, killed by the client's restart of its engine, while the client
+keeps the pipes open), the engine ends too, searching or not, with exit
+code 1 and one line on stderr."""
 import argparse
 import logging
 import os
 import sys
+import threading
+import time
+
+PARENT_POLL = 0.5       # seconds between looks at the parent process
+
+
+def watch_parent(poll=PARENT_POLL):
+    """End this process when its parent goes: a daemon thread looks at
+    the parent's pid every ``poll`` seconds; once the engine has been
+    handed to another (the parent died), it says so on stderr and leaves at
+    once (``os._exit``: the search's threads stop with the process, nothing
+    runs at interpreter exit).  The parent, not the pipes: a client that
+    started the engine through a shell holds the pipes itself, and killing
+    the shell closes nothing.  Only an engine whose input is a pipe or a
+    socket (a client's) is watched: one reading a file (``nohup ... <
+    commands``) outlives the shell that started it; nor is one whose parent
+    is pid 1 from the start (a container's daemon)."""
+    import stat
+    first = os.getppid()
+    try:
+        mode = os.fstat(sys.stdin.fileno()).st_mode
+    except (OSError, ValueError, AttributeError):
+        return None
+    if first <= 1 or not (stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)):
+        return None
+
+    def run():
+        while os.getppid() == first:
+            time.sleep(poll)
+        try:
+            print("gtp_main: the process that started the engine is gone; exiting", file=sys.stderr, flush=True)
+        finally:
+            os._exit(1)
+
+    t = threading.Thread(target=run, name="parent-watch", daemon=True)
+    t.start()
+    return t
 
 
 def main(argv=None):
@@ -47,6 +88,7 @@ def main(argv=None):
         where = _named_in(args.config, str(e))
         print(f"gtp_main: {e}" + (f" (set in {where})" if where else ""), file=sys.stderr)
         return 2
+    watch_parent()
     handler = logging.FileHandler(cfg.gtp.log_file) if cfg.gtp.log_file else logging.StreamHandler(sys.stderr)
     logging.basicConfig(level=args.log_level.upper(), handlers=[handler],
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")

@@ -1,7 +1,9 @@
 """A search dies with its client: a real client process starts the engine
 on pipes, sets it searching (a 60 s genmove over GTP, a 10,000,000-visit
 query without partial results over JSON), and is killed or closes its ends
-of the pipes; the engine process goes.  Nothing here waits a fixed time:
+of the pipes, or (``shell``) started it through a shell that stays and
+kills only the shell, keeping the pipes open (KaTrain's restart of a
+custom engine command); the engine process goes.  Nothing here waits a fixed time:
 the test sees the engine searching by its CPU time, and waits for it to
 go under a deadline (60 s) far above what it takes (about a second on an
 idle machine, printed with -s), so a busy machine slows the test and
@@ -19,9 +21,11 @@ from tests.conftest import PY, ROOT, cpu_seconds, wait_until
 pytestmark = pytest.mark.slow
 
 CLIENT = r'''
-import json, subprocess, sys, time
+import json, os, shlex, signal, subprocess, sys, time
 mode, kind = sys.argv[1], sys.argv[2]
 engine = sys.argv[3:]
+if mode == "shell":       # as KaTrain starts a custom command: through a shell that stays (no exec)
+    engine = ["/bin/sh", "-c", " ".join(shlex.quote(a) for a in engine) + "; exit $?"]
 p = subprocess.Popen(engine, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                      text=True, bufsize=1)
 if kind == "gtp":
@@ -36,11 +40,18 @@ else:
     q = {"id": "q", "moves": [], "rules": "chinese", "komi": 7, "boardXSize": 9, "boardYSize": 9,
          "maxVisits": 10000000}
     p.stdin.write(json.dumps(q) + "\n"); p.stdin.flush()
-print(p.pid, flush=True)                # the test watches it start searching
+pid = p.pid
+if mode == "shell":                     # the engine is the shell's child
+    with open(f"/proc/{p.pid}/task/{p.pid}/children") as f:
+        pid = int(f.read().split()[0])
+print(pid, flush=True)                  # the test watches it start searching
 sys.stdin.readline()                    # the test has seen the engine running
 if mode == "close":
     p.stdin.close()
     p.stdout.close()
+if mode == "shell":                     # KaTrain's restart kills the shell; the client lives on, pipes open
+    os.kill(p.pid, signal.SIGKILL)
+    p.wait()
 time.sleep(600)
 '''
 
@@ -61,7 +72,7 @@ def _engine(kind):
 
 
 @pytest.mark.parametrize("kind", ["gtp", "json"])
-@pytest.mark.parametrize("mode", ["kill", "close"])
+@pytest.mark.parametrize("mode", ["kill", "close", "shell"])
 def test_the_engine_leaves_with_its_client(tmp_path, kind, mode):
     script = tmp_path / "client.py"
     script.write_text(CLIENT)
