@@ -165,8 +165,10 @@ class NetAsk:
 
     def value_visits(self, board):
         """search.value_visits for the phase of ``board``: what the value
-        head is worth in rollouts there (opening, middle game, endgame)."""
-        return self.cfg.search.value_visits[board_phase(board)]
+        head is worth in rollouts there (opening, middle game, endgame);
+        the phase is not read where every phase's is 0 (the default)."""
+        vv = self.cfg.search.value_visits
+        return vv[board_phase(board)] if max(vv) > 0 else 0.0
 
     def value_root_children(self):
         """search.value_visits: every child of the root without a value gets

@@ -91,7 +91,10 @@ class Player(PlayerOptions):
 
     # ================================================================ search and net
     def search(self):
-        """The search for the current board size (built on first use)."""
+        """The search for the current board size (built on first use; its
+        config resolved only then)."""
+        if self.slot.fits(self.size):
+            return self.slot.built
         return self.slot.get(self._search_cfg(), self.size, self.nets.get)
 
     def _search_cfg(self):
