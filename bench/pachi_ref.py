@@ -28,6 +28,7 @@ import time
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, HERE)
 
+from atomicio import atomic_copy  # noqa: E402
 from board_ext import playout  # noqa: E402
 from board_ext.board import Board  # noqa: E402
 
@@ -55,7 +56,7 @@ def pachi_binary():
     flags = "-O3 -std=gnu99 -frename-registers -pthread -D_GNU_SOURCE -fcommon -w"
     subprocess.run(["make", "-j2", f"CUSTOM_CFLAGS={flags}"], cwd=pdir, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.replace(os.path.join(pdir, "pachi"), exe)
+    atomic_copy(os.path.join(pdir, "pachi"), exe, mode=0o755)
     return exe
 
 

@@ -29,6 +29,8 @@ import sysconfig
 import tarfile
 import tempfile
 
+from atomicio import atomic_save
+
 VERSION = "0.8.3"
 SDIST = f"gomill-{VERSION}.tar.gz"
 SHA256 = "01384dec1d72cf75d6415778b21a72cee83b30981290b4c0a5068951faf8fd28"   # the registry's sdist
@@ -180,11 +182,9 @@ def install(root, prefix):
     os.rmdir(tmp)
     script = os.path.join(bindir, "ringmaster")
     python = os.path.join(bindir, "python") if os.path.exists(os.path.join(bindir, "python")) else sys.executable
-    with open(script + ".tmp", "w") as f:
-        f.write(f"#!{python}\n# gomill {VERSION} ringmaster, ported to Python 3 by tools/ringmaster_py3.py\n"
-                "from gomill import ringmaster_command_line\nringmaster_command_line.main()\n")
-    os.chmod(script + ".tmp", 0o755)
-    os.replace(script + ".tmp", script)
+    text = (f"#!{python}\n# gomill {VERSION} ringmaster, ported to Python 3 by tools/ringmaster_py3.py\n"
+            "from gomill import ringmaster_command_line\nringmaster_command_line.main()\n")
+    atomic_save(script, lambda fh: fh.write(text.encode()), mode=0o755)
     return script
 
 
