@@ -12,11 +12,10 @@ between simulations by ``engine/walk.pyx``, so no descent waits for it).
 from libc.stdint cimport int16_t, int32_t, uint8_t
 from libc.math cimport log, sqrt, atan, INFINITY
 from board_ext.board cimport (board_t, board_copy, board_play, board_legal, board_is_eye,
-                              MAXNN, rng_t)
+                              MAXNN, rng_t, BLACK)
 from board_ext.priors cimport move_prior
 from engine.pool cimport (NodePool, MAXDEPTH, p_code, p_value, EXPANDED, EXPANDING, NET_DONE, NET_PEND, NOT_PLAYED,
                           NO_LEAD, pick_better, reward_for, memory_blend, deep_mask)
-from board_ext.board cimport BLACK
 from engine.atomics cimport (atomic_add_f, atomic_fetch_add_i, atomic_fetch_add_l, atomic_fetch_or_u8,
                              atomic_fetch_and_u8, atomic_load_acq_i32, atomic_store_rel_i32, atomic_cas_i32)
 from engine.tree_policy cimport tree_policy_t

@@ -373,9 +373,9 @@ class Evaluator:
 
     def _run_fitting(self, boards, want_lead=False, want_features=False):
         """:meth:`_run` on a batch the device can hold: a batch that runs out
-        of the device's memory is run again in halves (one line on stderr
-        the first time), never a dead search; one board that does not fit
-        is the error it was."""
+        of the device's memory is run again in halves, each half the same
+        way (one line on stderr the first time), never a dead search; one
+        board that does not fit is the error it was."""
         try:
             return self._run(boards, want_lead, want_features)
         except Exception as e:               # torch.cuda.OutOfMemoryError is a RuntimeError
@@ -384,7 +384,7 @@ class Evaluator:
             if not self._oom_said:
                 self._oom_said = True
                 print(f"{self.name}: a batch of {len(boards)} ran out of {self.device} memory; "
-                      f"smaller batches from now on", file=sys.stderr, flush=True)
+                      f"run again in smaller batches", file=sys.stderr, flush=True)
             if self.device.startswith("cuda"):
                 self._torch.cuda.empty_cache()
         h = len(boards) // 2
