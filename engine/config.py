@@ -126,6 +126,9 @@ class UctConfig:
     K_prior: float = _f(0.0, 0.0, 10.0, doc="UCB1 exploration at nodes with net priors (0: the prior visits "
                         "explore, as in Fuego/libEGO)")
     c_puct: float = _f(1.5, 0.0, 20.0, doc="PUCT constant (AlphaGo)")
+    fpu_reduction: float = _f(0.0, 0.0, 1.0, doc="PUCT: an unvisited child's value is the parent's value less "
+                              "this times the square root of the prior of the visited children (Leela Zero's "
+                              "first-play urgency; KataGo's 0.2); 0 = the parent's value")
     rave: bool = _f(False, doc="blend AMAF values of expanded children (Gelly & Silver)")
     rave_equiv: float = _f(1000.0, 1.0, 1e7, doc="RAVE equivalence parameter k")
     cnn_strength: float = _f(200.0, 0.0, 1e6, doc="Gelly-Silver prior visits of the net's priors (M-MCTS paper)")

@@ -26,6 +26,7 @@ ctypedef struct uct_params_t:      # engine/tree_uct.pyx; [uct]
     double K                      # UCB1 exploration
     double K_prior                # UCB1 exploration at nodes with net priors
     double c_puct                 # PUCT constant
+    double fpu_reduction          # PUCT: an unvisited child's value is the parent's less this * sqrt(visited prior)
     bint rave                     # blend AMAF values of expanded children
     double rave_equiv             # RAVE equivalence k
     double cnn_strength           # Gelly-Silver prior visits of the net's priors

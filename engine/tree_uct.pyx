@@ -88,7 +88,7 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
     """Best child of node, or -1 with *untried_move set to the move to expand."""
     cdef int c, best = -1, ties = 0, m, slot = t.prior_slot[node], nleg
     cdef double parentN = t.N[node] + t.N0[node], logN, score, bestscore = -INFINITY, n, p, pmax, N0
-    cdef double fpu, sq, Kn
+    cdef double fpu, sq, Kn, pvisited = 0
     cdef float* pr
     cdef uint8_t mark[MAXNN + 1]
     untried_move[0] = -1
@@ -117,6 +117,8 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
             score = uct_value(t, c) + Kn * sqrt(logN / n)
         else:
             score = uct_value(t, c) + t.up.c_puct * p_value(t.P[c]) * sq / (1.0 + n)
+            if t.N[c] > 0:
+                pvisited += p_value(t.P[c])
         if pick_better(&t.rng, score, &bestscore, &ties):
             best = c
         c = t.next_sibling[c]
@@ -136,6 +138,8 @@ cdef int uct_select(NodePool t, int node, const board_t* b, int* untried_move) n
         if pmax <= 0:
             pmax = 1
         fpu = 1.0 - ((t.W[node] + t.W0[node]) / parentN if parentN > 0 else 0.5)
+        if t.up.puct and t.up.fpu_reduction > 0:
+            fpu -= t.up.fpu_reduction * sqrt(pvisited if pvisited < 1.0 else 1.0)
         for m in range(t.nn + 1):
             p = pr[m]
             if p <= 0 or mark[m]:

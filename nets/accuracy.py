@@ -75,10 +75,13 @@ def evaluate(weights, data, size):
     return out
 
 
-def evaluate_teacher(weights, dirs, val_fraction, size=None, symmetries=(0,)):
+def evaluate_teacher(weights, dirs, val_fraction, size=None, symmetries=(0,), precision="fp32"):
     """The net against the teacher on the held-out games of ``dirs``
     (``size``: a fully convolutional net read at that board size;
-    ``symmetries``: the net's answer is the mean over these)."""
+    ``symmetries``: the net's answer is the mean over these; ``precision``:
+    "bf16" runs the net under bf16 autocast, as ``net.precision`` does)."""
+    import contextlib
+    import torch
     from nets import data as D
     from nets.measures import PHASES, evaluate_teacher as ev_teacher
     from nets.train import join_teacher
@@ -86,13 +89,15 @@ def evaluate_teacher(weights, dirs, val_fraction, size=None, symmetries=(0,)):
     pos, tt = D.load_teacher(dirs, size=ev.board_size, n_planes=ev.config.in_planes, log=lambda m: None)
     pos, t = join_teacher(None, pos, tt)
     ids = np.nonzero(D.split_by_game(pos.game, val_fraction))[0] if val_fraction > 0 else np.arange(len(pos))
-    out = ev_teacher(ev.model, pos.X, pos.move_no, t, ids, symmetries=symmetries)
+    cast = (lambda: torch.autocast("cpu", torch.bfloat16)) if precision == "bf16" else contextlib.nullcontext
+    with cast():
+        out = ev_teacher(ev.model, pos.X, pos.move_no, t, ids, symmetries=symmetries)
     out["games"] = int(len(np.unique(pos.game[ids])))
+    out["precision"] = precision
     if ev.has_value:
-        import torch
-        with torch.inference_mode():
-            v = np.concatenate([torch.sigmoid(ev.model.forward_all(torch.from_numpy(pos.X[ids[a:a + 256]]).float())[1])
-                                .numpy() for a in range(0, len(ids), 256)])
+        with torch.inference_mode(), cast():
+            v = np.concatenate([torch.sigmoid(ev.model.forward_all(torch.from_numpy(pos.X[ids[a:a + 256]]).float())[1]
+                                              .float()).numpy() for a in range(0, len(ids), 256)])
         z, mv = pos.z[ids], pos.move_no[ids]
         out["value_brier_vs_results_by_phase"] = {
             f"{a}-{b - 1 if b < 1000 else 'end'}": float(np.mean((v[m] - (z[m] > 0)) ** 2))
@@ -145,6 +150,8 @@ def main(argv=None):
     ap.add_argument("--symmetries", default="0",
                     help="with --teacher: the net's answer is the mean over these symmetries "
                          "(0-7, comma-separated, or all)")
+    ap.add_argument("--precision", default="fp32", choices=("fp32", "bf16"),
+                    help="with --teacher: the net in fp32 or under bf16 autocast (net.precision)")
     args = ap.parse_args(argv)
     try:
         syms = tuple(range(8)) if args.symmetries == "all" else tuple(int(s) for s in args.symmetries.split(","))
@@ -168,7 +175,8 @@ def main(argv=None):
         ap.error("give --weights (or --source with --teacher)")
     if args.teacher:
         import json
-        r = evaluate_teacher(args.weights, args.teacher, args.val_fraction, args.size, symmetries=syms)
+        r = evaluate_teacher(args.weights, args.teacher, args.val_fraction, args.size, symmetries=syms,
+                             precision=args.precision)
         print(f"{args.weights} against the teacher on {' '.join(args.teacher)} "
               f"(held-out games, val_fraction {args.val_fraction}, symmetries {args.symmetries}):")
         print(json.dumps(r, indent=1))

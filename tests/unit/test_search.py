@@ -677,3 +677,21 @@ def test_uct_tree_mixes_the_value_of_the_leaf_it_evaluated():
     s2.run()
     assert any(abs(w * 20 - round(w * 20)) < 1e-3 and abs(w - round(w)) > 1e-3
                for _m, n, w, *_ in s2.tree.children() if n > 0)
+
+
+def test_puct_fpu_reduction_narrows_the_search():
+    """uct.fpu_reduction (Leela Zero's first-play urgency): an unvisited
+    child's value is the parent's less the reduction times the square root
+    of the prior already visited, so a search under it tries fewer of the
+    root's moves than one whose unvisited children take the parent's value
+    (0, the default: every child of equal prior is tried before any twice)."""
+    def tried(reduction):
+        s = Search(cfg("search.tree=uct", "uct.policy=puct", "prior.dcnn_nodes=all", "search.value_lambda=[1.0]",
+                       f"uct.fpu_reduction={reduction}", "search.playouts=200", "search.early_stop=false"),
+                   evaluator=_ValueEvaluator())
+        s.set_position(Board(9), 7.0)
+        s.run()
+        return sum(1 for _m, n, *_ in s.tree.children() if n > 0)
+    wide, narrow = tried(0.0), tried(0.5)
+    assert wide >= 60, wide
+    assert narrow * 3 <= wide, (narrow, wide)
