@@ -32,12 +32,14 @@ BLUNDER = 0.15
 
 
 def games(folder, limit):
-    """[(SGF text)], the row's games in name order (single files, else its pack)."""
-    names = sorted(n for n in os.listdir(folder) if n.endswith(".sgf"))
-    if names:
-        out = [open(os.path.join(folder, n), encoding="utf-8").read() for n in names]
-    else:
-        out = list(sgfpack.read(folder).values())
+    """[(SGF text)], the row's games in name order: its packed collection
+    where it has one, and the single files the pack does not hold."""
+    games = sgfpack.read(folder) if os.path.exists(os.path.join(folder, sgfpack.PACK)) else {}
+    for n in os.listdir(folder):
+        if n.endswith(".sgf") and n not in games:
+            with open(os.path.join(folder, n), encoding="utf-8") as f:
+                games[n] = f.read()
+    out = [games[n] for n in sorted(games)]
     return out[:limit] if limit else out
 
 
