@@ -7,7 +7,8 @@ does, as KataGo's own search does; one that agrees less spoils what the net
 knows (issue 85, item 1).
 
     python bench/search_agreement.py [--size 19] [--positions 100] [--playouts 500] \\
-        [--teacher records/datasets/teacher/19x19-play-test] [--variant NAME=KEY=VALUE,KEY=VALUE ...]
+        [--teacher records/datasets/teacher/19x19-play-test] [--variant NAME=KEY=VALUE,KEY=VALUE ...] \\
+        [--grade "$KG6" --grade-visits 50]
 
 Each position is replayed from its game on the shipped engine (configs/engine.toml) through GTP
 (``gtp_main.py``'s GtpServer in this process: ``clear_board``, ``komi``,
@@ -17,7 +18,11 @@ is measured).  Variants (default): ``raw`` (``net.rawnet``: the net's most
 probable move), ``shipped`` (the engine's defaults for the size) and
 ``value-led`` (the search as AlphaGo Zero would run it with the engine's
 settings: the uct tree, PUCT, the net at every new leaf, its value as
-each simulation's result).  The last line is the figure:
+each simulation's result).  ``--grade "KATAGO ANALYSIS COMMAND"`` also
+reads the points each chosen move gives away (the mover's lead before the
+move less the mover's lead after it, KataGo at ``--grade-visits``; the
+teacher's own best move graded alike as the reference): how much a miss
+costs, which agreement does not say.  The last line is the figure:
 ``search_agreement: shipped X% (raw net R%, x.xx times)``.
 """
 import argparse
@@ -59,12 +64,44 @@ def positions(teacher, count):
     return out[::step][:count]
 
 
-def agreement(size, pos, sets):
-    """(share of positions where the engine's move is the teacher's, seconds a move)."""
+class Grader:
+    """The points a move gives away, as a KataGo analysis engine reads them
+    (``--grade``): the mover's lead before the move less the mover's lead
+    after it, each at ``visits``; the position's own reading is asked once."""
+
+    def __init__(self, command, visits):
+        from tools.label import Teacher
+        self.teacher, self.visits, self.roots = Teacher(command, timeout=600.0), visits, {}
+
+    def lead(self, moves, size, komi):
+        """Black's lead after ``moves``."""
+        cols = "BW"
+        q = {"id": "g", "moves": [[cols[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(moves)],
+             "rules": "chinese", "komi": float(komi), "boardXSize": size, "boardYSize": size,
+             "analyzeTurns": [len(moves)], "maxVisits": int(self.visits)}
+        answers, errors = self.teacher.ask(q)
+        if not answers:
+            raise SystemExit(f"the grader gave no answer: {'; '.join(errors)[:200]}")
+        return float(next(iter(answers.values()))["rootInfo"]["scoreLead"])
+
+    def loss(self, moves, move, size, komi):
+        key = (tuple(moves), komi)
+        if key not in self.roots:
+            self.roots[key] = self.lead(moves, size, komi)
+        sign = 1.0 if len(moves) % 2 == 0 else -1.0        # Black to move
+        return sign * (self.roots[key] - self.lead(list(moves) + [move], size, komi))
+
+    def close(self):
+        self.teacher.close()
+
+
+def agreement(size, pos, sets, grader=None):
+    """(share of positions where the engine's move is the teacher's, seconds a
+    move, mean points a move gives away by ``grader`` or None)."""
     cfg = load(SHIPPED_CONFIG, ["player.book=false", "search.threads=1"] + sets)
     srv = GtpServer(cfg, out=io.StringIO())
     srv.respond(f"boardsize {size}")
-    hits, secs = 0, []
+    hits, secs, lost = 0, [], []
     for moves, best, komi in pos:
         srv.respond("clear_board")
         srv.respond(f"komi {komi}")
@@ -76,7 +113,11 @@ def agreement(size, pos, sets):
         r = srv.respond(f"reg_genmove {'BW'[len(moves) % 2]}")
         secs.append(time.perf_counter() - t0)
         hits += r[1:].strip().upper() == coords.to_gtp(best, size).upper()
-    return hits / len(pos), statistics.median(secs)
+        if grader is not None:
+            mv = r[1:].strip()
+            if mv.lower() != "resign":
+                lost.append(grader.loss(moves, coords.from_gtp(mv, size), size, komi))
+    return hits / len(pos), statistics.median(secs), (statistics.fmean(lost) if lost else None)
 
 
 def main():
@@ -87,6 +128,9 @@ def main():
     ap.add_argument("--teacher", default="", help="a teacher set (default: records/datasets/teacher/<n>x<n>-play-test)")
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=KEY=VALUE,KEY=VALUE",
                     help="a search to measure beside the raw net (default: shipped and value-led)")
+    ap.add_argument("--grade", default="", metavar="KATAGO_ANALYSIS_COMMAND",
+                    help="also the points each chosen move gives away, by this KataGo analysis engine")
+    ap.add_argument("--grade-visits", type=int, default=50)
     a = ap.parse_args()
     teacher = a.teacher or os.path.join(ROOT, "records", "datasets", "teacher", f"{a.size}x{a.size}-play-test")
     pos = positions(teacher, a.positions)
@@ -101,9 +145,19 @@ def main():
     print(f"{len(pos)} positions of {os.path.relpath(teacher, ROOT)}, {a.size}x{a.size}, "
           f"{a.playouts} simulations a move, one thread, against the teacher's best move")
     got = {}
-    for name, sets in variants.items():
-        got[name] = agreement(a.size, pos, (budget if name != "raw" else []) + sets)
-        print(f"{name:12s} {100 * got[name][0]:5.1f}%  ({got[name][1]:.2f} s a move)  {' '.join(sets)}", flush=True)
+    grader = Grader(a.grade, a.grade_visits) if a.grade else None
+    try:
+        for name, sets in variants.items():
+            got[name] = agreement(a.size, pos, (budget if name != "raw" else []) + sets, grader)
+            lost = f", {got[name][2]:.2f} points lost a move" if got[name][2] is not None else ""
+            print(f"{name:12s} {100 * got[name][0]:5.1f}%  ({got[name][1]:.2f} s a move{lost})  {' '.join(sets)}",
+                  flush=True)
+        if grader is not None:          # the reference: the teacher's own best move, graded alike
+            ref = statistics.fmean(grader.loss(moves, best, a.size, komi) for moves, best, komi in pos)
+            print(f"{'teacher':12s}  the teacher's best move: {ref:.2f} points lost a move", flush=True)
+    finally:
+        if grader is not None:
+            grader.close()
     first = next(n for n in variants if n != "raw") if len(variants) > 1 else "raw"
     r = got["raw"][0]
     print(f"search_agreement: {first} {100 * got[first][0]:.1f}% (raw net {100 * r:.1f}%, "
