@@ -25,7 +25,7 @@ sys.path.insert(0, ROOT)
 
 from engine import coords  # noqa: E402
 from tools import sgfpack  # noqa: E402
-from tools.label import Teacher, TeacherDied  # noqa: E402
+from tools.label import Teacher, TeacherDied, game_query  # noqa: E402
 
 PHASES = ((0, 50, "1-50"), (50, 150, "51-150"), (150, 10**6, "151-"))
 BLUNDER = 0.15
@@ -62,10 +62,10 @@ def parse(text):
 def grade(teacher, text, visits, qid):
     """[(turn, colour, win rate lost, points lost)] of every move of a game."""
     size, komi, pb, pw, moves = parse(text)
-    gtp = [[c, "pass" if mv is None else coords.to_gtp(coords.sgfmill_to_idx(mv, size), size)] for c, mv in moves]
-    q = {"id": qid, "moves": gtp, "rules": "chinese", "komi": float(komi), "boardXSize": size,
-         "boardYSize": size, "analyzeTurns": list(range(len(gtp) + 1)), "maxVisits": int(visits)}
-    answers, errors = teacher.ask(q)
+    if any(c != "BW"[i % 2] for i, (c, _mv) in enumerate(moves)):
+        raise ValueError(f"{qid}: the moves do not alternate from Black (a handicap game?)")
+    gtp = [(c, coords.pass_move(size) if mv is None else coords.sgfmill_to_idx(mv, size)) for c, mv in moves]
+    answers, errors = teacher.ask(game_query(qid, [m for _c, m in gtp], size, komi, range(len(gtp) + 1), visits))
     if len(answers) != len(gtp) + 1:
         raise TeacherDied(f"{qid}: {len(answers)} of {len(gtp) + 1} turns answered ({'; '.join(errors)[:200]})")
     wr = [float(answers[t]["rootInfo"]["winrate"]) for t in range(len(gtp) + 1)]      # Black's

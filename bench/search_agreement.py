@@ -42,6 +42,7 @@ from engine.config import SHIPPED_CONFIG, load  # noqa: E402
 from engine.gtp.server import GtpServer  # noqa: E402
 from nets.data import list_shards  # noqa: E402
 from nets.shards import load_shard, teacher_targets  # noqa: E402
+from tools.label import Teacher, game_query  # noqa: E402
 
 VARIANTS = {
     "raw": ["net.rawnet=true"],
@@ -70,16 +71,11 @@ class Grader:
     after it, each at ``visits``; the position's own reading is asked once."""
 
     def __init__(self, command, visits):
-        from tools.label import Teacher
         self.teacher, self.visits, self.roots = Teacher(command, timeout=600.0), visits, {}
 
     def lead(self, moves, size, komi):
         """Black's lead after ``moves``."""
-        cols = "BW"
-        q = {"id": "g", "moves": [[cols[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(moves)],
-             "rules": "chinese", "komi": float(komi), "boardXSize": size, "boardYSize": size,
-             "analyzeTurns": [len(moves)], "maxVisits": int(self.visits)}
-        answers, errors = self.teacher.ask(q)
+        answers, errors = self.teacher.ask(game_query("g", moves, size, komi, [len(moves)], self.visits))
         if not answers:
             raise SystemExit(f"the grader gave no answer: {'; '.join(errors)[:200]}")
         return float(next(iter(answers.values()))["rootInfo"]["scoreLead"])
