@@ -3,10 +3,12 @@ command enters, from the GTP layer to the search and back, counted by
 profiling it in-process (Python frames by their file; a compiled module's
 functions by the module that defines them).
 
-    python bench/walk_files.py [--size 9] [--playouts 200] [--command "genmove b"] [--list]
+    python bench/walk_files.py [--size 9] [--playouts 200] [--command "genmove w"] [--list]
 
-The set-up (boardsize, the net loaded, a first genmove) runs before the
-counted command, so only the command's own walk is counted; ``--command
+The set-up (boardsize, the net loaded, a first genmove by Black) runs
+before the counted command, so only the command's own walk is counted: by
+default White's genmove in a game under way (the tree kept from Black's
+move, the net asked about positions it has not seen); ``--command
 "boardsize 13"`` counts the trip from boardsize to the loaded net.  Prints
 the files with ``--list``, and last ``files_entered: N files``.
 """
@@ -70,14 +72,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=9)
     ap.add_argument("--playouts", type=int, default=200)
-    ap.add_argument("--command", default="genmove b")
+    ap.add_argument("--command", default="genmove w")
     ap.add_argument("--list", action="store_true")
     a = ap.parse_args(argv)
     from engine.config import load
     from engine.gtp.server import GtpServer
     cfg = load(None, ["search.seconds=0", f"search.playouts={a.playouts}", "search.threads=1"])
     srv = GtpServer(cfg, out=io.StringIO())
-    for setup in (f"boardsize {a.size}", "clear_board", "genmove b", "clear_board"):
+    for setup in (f"boardsize {a.size}", "clear_board", "genmove b"):
         srv.respond(setup)
     files = sorted(walk(srv, a.command))
     if a.list:

@@ -1,13 +1,13 @@
 """What the Player's search says besides its move: the root's rows, the
 streaming analysis and pondering on a thread of their own, rows scored
-(engine.analysis.ScoredRows) and the last move in words.
+(engine.analysis.ScoredRows).  The last move in words is the Player's
+(Player.explain).
 
     a = player.analyst
     a.rows()                                 # the root of now (searched if it was not)
     a.analyze(color, on_info, interval)      # a Thinking, started by the caller
     a.scored_rows(color, on_info, avoid)     # on_info fed the rows with their scores
     a.start_pondering()                      # a running Thinking, or None
-    a.explain()                              # the last generated move in words
 
 It reads the Player (its game, config, seed, nets and search slot) and
 changes nothing of it but the position its search is set to.
@@ -20,22 +20,6 @@ from engine.analysis import ScoredRows
 from engine.thinking import Thinking
 
 log = logging.getLogger("gomcts.player")
-
-
-def set_avoid(s, avoid):
-    """Forbid ``avoid`` at the root of search ``s`` (Search.set_root_avoid)
-    for this search only, and its deep entries below the root (engine.analysis.Avoid);
-    a search without those methods (root-parallel) is not restricted, and
-    the GTP layer still leaves the moves out of its reports."""
-    deep = getattr(avoid, "deep", None)
-    if deep and hasattr(s, "set_deep_avoid"):
-        s.set_deep_avoid(deep)
-    if avoid:
-        fn = getattr(s, "set_root_avoid", None)
-        if fn is not None:
-            fn(sorted(avoid))
-        else:
-            log.warning("this search cannot avoid root moves; they are only left out of the report")
 
 
 class Analyst:
@@ -74,11 +58,11 @@ class Analyst:
         """A :class:`Thinking` (not started yet) that searches the current
         position with ``color`` to move until it is stopped;
         ``on_info(rows)`` every ``interval`` seconds.  ``avoid``: moves the
-        root may not play (:func:`set_avoid`)."""
+        root may not play (Search.avoid)."""
         p = self.p
         s = p.search()
         s.set_position(p.position(color), p.score_komi)
-        set_avoid(s, avoid)
+        s.avoid(avoid)
         return Thinking(s, "analyze", on_info, interval)      # started by the caller
 
     def score_rows(self, color):
@@ -117,28 +101,3 @@ class Analyst:
             log.exception("ponder setup failed")
             return None
         return Thinking(s, "ponder").start()
-
-    def explain(self):
-        """The last generated move in words: win rate, visits, PV, pool use
-        (gomill-explain_last_move; also the move's SGF comment)."""
-        p = self.p
-        last = p.last
-        if not last:
-            return ""
-        res = last["result"]
-        mv = p.vtx(last["move"])
-        if res is None:
-            return f"{mv} by {last['source']} in {last['seconds']:.2f}s"
-        pv = " ".join(p.vtx(m) for m in (res.pv or [])[:12])
-        txt = (f"{mv} winrate {100 * res.winrate:.1f}% visits {res.visits} playouts {res.playouts} "
-               f"time {res.seconds:.2f}s")
-        if pv:
-            txt += f" pv {pv}"
-        try:
-            ps = p.slot.built.pool_stats()
-            txt += f"; pool {ps.get('used')}/{ps.get('capacity')} nodes"
-            if ps.get("recycled"):
-                txt += f", recycled {ps.get('recycled')}"
-        except Exception:
-            pass
-        return txt

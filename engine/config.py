@@ -589,7 +589,7 @@ TABLE_NOTES = {
     "moggy": "the moggy rollout policy (board_ext/playout.pyx): each rule, in this order, is tried\n"
              "# with its probability; the first that finds a move plays it",
     "player": "the engine as users get it: pondering, scoring, rules, the dead-stone estimate (engine/player.py)",
-    "net": "the Clark & Storkey move-prediction net (nets/)",
+    "net": "the net (nets/): a residual net with policy, value, score and ownership heads, taught by KataGo",
     "gtp": "the GTP front end (engine/gtp/server.py)",
 }
 

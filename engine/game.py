@@ -35,7 +35,17 @@ MAX_GAME_LENGTH = 50_000
 KEEP_EVERY = 256            # a board snapshot every this many steps
 
 __all__ = ["Game", "GameError", "SgfError", "IllegalMove", "BLACK", "WHITE",
-           "opponent", "color_name", "MIN_SIZE", "MAX_SIZE", "MAX_GAME_LENGTH"]
+           "opponent", "color_name", "handicap_bonus", "MIN_SIZE", "MAX_SIZE", "MAX_GAME_LENGTH"]
+
+
+def handicap_bonus(rules, handicap):
+    """Points White gets for Black's handicap stones under ``rules``, on
+    top of the komi, as the count uses them (KataGo keeps it with the game's
+    history: whiteHandicapBonus): Chinese N (area counting gives each stone
+    back), AGA N - 1, Japanese and New Zealand none."""
+    if handicap < 2:
+        return 0
+    return {"chinese": handicap, "aga": handicap - 1}.get(rules, 0)
 
 
 class GameError(GameStateError, ValueError):

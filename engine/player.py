@@ -13,7 +13,7 @@ then the pass rule of engine.endgame, one Endgame a genmove); its
 collaborators hold the rest: ``nets`` (engine.netset, a net per board size),
 ``slot`` (engine.searchslot, the search and what a change of setting
 rebuilds of it), ``analyst`` (engine.analyst: rows, streaming analysis,
-pondering, the last move in words) and engine.scoring.  It takes and
+pondering) and engine.scoring.  It takes and
 returns typed values (colours BLACK/WHITE, flat points) and raises
 :class:`PlayerError` subclasses whose message is meant for the user;
 engine.gtp turns them into ``? message`` replies.  It never parses
@@ -27,34 +27,26 @@ import threading
 import time
 
 from board_ext.board import BLACK, WHITE, IllegalMove
-from engine import config as configmod
-from engine import coords
-from engine.game import Game
+from engine import config as configmod, coords, scoring
+from engine.game import Game, handicap_bonus
 from engine.book import Shelf
 from engine.endgame import Endgame
-from engine import scoring
-from engine.scoring import dynamic_komi, handicap_bonus, Estimate
+from engine.search import dynamic_komi
 from engine.timecontrol import TimeControl
 
 from engine.player_errors import (GameStateError, IllegalMoveError, NoNetError, OptionError,  # noqa: F401
                                   PlayerError, TimeSettingsError)
 from engine.netset import Nets
 from engine.player_options import PlayerOptions
-from engine.analyst import Analyst, set_avoid
+from engine.analyst import Analyst
 from engine.searchslot import SearchSlot
 from engine.thinking import rows_callback
 
 log = logging.getLogger("gomcts.player")
 
+
 def _clock_seed():
     return int(time.time() * 1000) & 0x7FFFFFFF
-
-
-def _vtx(move, size):
-    """A point's name in messages and logs (GTP spelling, as users see it)."""
-    if move is None or move < 0:
-        return "resign"
-    return coords.to_gtp(move, size)
 
 
 class Player(PlayerOptions):
@@ -87,15 +79,15 @@ class Player(PlayerOptions):
         return self.game.size
 
     def vtx(self, move):
-        return _vtx(move, self.size)
+        """A point's name in messages and logs (GTP spelling, as users see it)."""
+        return "resign" if move is None or move < 0 else coords.to_gtp(move, self.size)
 
     # ================================================================ search and net
     def search(self):
-        """The search for the current board size (built on first use; its
-        config resolved only then)."""
-        if self.slot.fits(self.size):
-            return self.slot.built
-        return self.slot.get(self._search_cfg(), self.size, self.nets.get)
+        """The search for the board (built on first use, its config resolved
+        only then; one that does not fit a new size goes with the game)."""
+        s = self.slot.built
+        return s if s is not None else self.slot.get(self._search_cfg(), self.size, self.nets.get)
 
     def _search_cfg(self):
         """The config the search is built with: ``search.seed`` is the
@@ -198,7 +190,7 @@ class Player(PlayerOptions):
                  configmod.shipped_size(size))
 
     def _new_game(self):
-        self.slot.drop_tree()
+        self.slot.new_board(self.size)
         self.tc.reset()
         self.last = None
         self.color = None
@@ -341,12 +333,12 @@ class Player(PlayerOptions):
     @property
     def score_komi(self):
         """Komi as the count and the search use it: the komi plus White's
-        handicap bonus under the rules in force (engine.scoring.handicap_bonus)."""
+        handicap bonus under the rules in force (engine.game.handicap_bonus)."""
         return self.game.komi + handicap_bonus(self.cfg.player.rules, self.game.handicap)
 
     def dynamic_komi(self):
         """The points the search adds to White's komi in a handicap game
-        (engine.scoring.dynamic_komi with ``player.handicap_komi``)."""
+        (engine.search.dynamic_komi with ``player.handicap_komi``)."""
         pc = self.cfg.player
         return dynamic_komi(self.game.handicap, self.game.move_number, self.size * self.size,
                             pc.handicap_komi, pc.handicap_komi_end)
@@ -395,7 +387,7 @@ class Player(PlayerOptions):
         move = None
         source = "search"
         eg = self.endgame(board)
-        if cleanup and self._territory_rules():
+        if cleanup and eg.territory:
             move = eg.cleanup_capture(color, avoid)
             if move is not None:
                 source = "cleanup"
@@ -412,7 +404,7 @@ class Player(PlayerOptions):
                 raise NoNetError(f"no net weights for {self.size}x{self.size} (net.required is set)")
             s = self.search()
             s.set_position(board, self.search_komi(), komi_drift=1.0)
-            set_avoid(s, avoid)
+            s.avoid(avoid)
             extend_to = None
             if budget is not None:
                 playouts, secs = budget
@@ -428,7 +420,7 @@ class Player(PlayerOptions):
         if move is None:
             move = board.pass_move
         if source == "search" and res is not None:
-            move = eg.decide(color, move, self.slot.rows(), cleanup, avoid,
+            move = eg.decide(color, move, res.rows, cleanup, avoid,
                              pass_when_won=self.cfg.search.pass_when_won)
         elif move >= 0 and source != "cleanup":
             move = eg.pass_safety(color, move, None, cleanup, avoid)
@@ -441,13 +433,24 @@ class Player(PlayerOptions):
             self.tc.moved(color, elapsed)
             if move >= 0:
                 try:
-                    game.play(color, move, comment=self.analyst.explain())
+                    game.play(color, move, comment=self.explain())
                 except IllegalMove as e:      # the search must never do this
                     log.error("search chose an illegal move %s (%s); passing", self.vtx(move), e.reason)
                     move = board.pass_move
                     game.play(color, move)
             self.color = color
         return move
+
+    def explain(self):
+        """The last generated move in words (gomill-explain_last_move; the
+        move's SGF comment): by search, SearchResult.words."""
+        last = self.last
+        if not last:
+            return ""
+        mv, res = self.vtx(last["move"]), last["result"]
+        if res is None:
+            return f"{mv} by {last['source']} in {last['seconds']:.2f}s"
+        return f"{mv} {res.words(self.vtx)}"
 
     def book(self):
         """The opening book ``player.book_file`` for the board size, or None
@@ -471,17 +474,14 @@ class Player(PlayerOptions):
         ev = self.nets.loaded(self.size) if self.cfg.net.rawnet else None
         net = (lambda b: ev.evaluate([b])[0][0]) if ev is not None else None
         return Endgame(board, self.score_komi, self.cfg.player.score_playouts, self.seed,
-                       territory=self._territory_rules(), net_priors=net)
-
-    def _territory_rules(self):
-        return self.cfg.player.rules == "japanese"
+                       territory=self.cfg.player.rules == "japanese", net_priors=net)
 
     # ================================================================ scoring
     def estimate(self, board=None):
         """The dead-stone estimate (engine.scoring) of ``board`` (default
         the current position)."""
         board = board if board is not None else self.game.board
-        return Estimate(board, self.score_komi, self.cfg.player.score_playouts, seed=self.seed)
+        return scoring.Estimate(board, self.score_komi, self.cfg.player.score_playouts, seed=self.seed)
 
     def final_score(self):
         """Black's score minus White's and komi, dead stones estimated:

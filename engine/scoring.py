@@ -7,25 +7,6 @@ from board_ext.board import BLACK, WHITE
 from engine.player_errors import PlayerError
 
 
-def handicap_bonus(rules, handicap):
-    """Points White gets for Black's handicap stones under ``rules``
-    (KataGo's whiteHandicapBonus): Chinese N (area counting gives each
-    stone back), AGA N - 1, Japanese and New Zealand none."""
-    if handicap < 2:
-        return 0
-    return {"chinese": handicap, "aga": handicap - 1}.get(rules, 0)
-
-
-def dynamic_komi(handicap, move_number, points, per_stone, end_share):
-    """Pachi's linear dynamic komi: the points the search adds to White's
-    komi in a handicap game, ``per_stone`` a stone at the start, falling
-    to 0 at move ``end_share * points``; 0 without handicap."""
-    if handicap < 2 or per_stone <= 0:
-        return 0.0
-    left = 1.0 - move_number / (end_share * points)
-    return per_stone * handicap * left if left > 0 else 0.0
-
-
 def fmt_score(score):
     """GTP final_score form: B+3.5, W+0.5, 0."""
     if abs(score) < 1e-9:

@@ -55,6 +55,32 @@ class SearchResult:
     pv: list = field(default_factory=list)
     stopped_by: str = ""      # budget | time | early | pool | interrupt
     child_visits: dict = field(default_factory=dict)   # {move: real visits} of the root's children
+    rows: list = field(default_factory=list)           # the root's analysis the move was chosen from
+    pool: dict = field(default_factory=dict)           # the pool after the search (Search.pool_stats)
+
+    def words(self, vtx):
+        """The search's result in words, after its move's name (``vtx(move)``
+        spells a point): win rate, visits, PV, pool use; the move's SGF
+        comment and gomill-explain_last_move."""
+        txt = (f"winrate {100 * self.winrate:.1f}% visits {self.visits} playouts {self.playouts} "
+               f"time {self.seconds:.2f}s")
+        if self.pv:
+            txt += " pv " + " ".join(vtx(m) for m in self.pv[:12])
+        if self.pool:
+            txt += f"; pool {self.pool.get('used')}/{self.pool.get('capacity')} nodes"
+            if self.pool.get("recycled"):
+                txt += f", recycled {self.pool.get('recycled')}"
+        return txt
+
+
+def dynamic_komi(handicap, move_number, points, per_stone, end_share):
+    """Pachi's linear dynamic komi (uct/dynkomi.c): the points the search
+    adds to White's komi in a handicap game, ``per_stone`` a stone at the
+    start, falling to 0 at move ``end_share * points``; 0 without handicap."""
+    if handicap < 2 or per_stone <= 0:
+        return 0.0
+    left = 1.0 - move_number / (end_share * points)
+    return per_stone * handicap * left if left > 0 else 0.0
 
 
 def search_threads(cfg):
@@ -92,6 +118,7 @@ class Search:
         self._moggy = MoggyRates(**asdict(cfg.moggy))
         self.tree = None
         self.root_board = None
+        self._sized = 0         # the board size self.cfg holds the values of (0: every size's)
         self.komi = 7.5
         self._stop = threading.Event()
         self.last_result = None
@@ -105,11 +132,19 @@ class Search:
     def seed(self):
         return self._seed
 
+    def _at(self, size):
+        """``self.cfg`` with the config's values for ``size`` (its per-size
+        tables, engine.config.at_size): resolved and checked once a size."""
+        if self._sized != size:
+            c = config_mod.at_size(self.cfg, size)
+            why = config_mod.pool_refused(c, size)
+            if why is not None:
+                raise config_mod.ConfigError(why)
+            self.cfg, self._sized = c, size
+        return self.cfg
+
     def _new_tree(self, size):
-        c = self.cfg = config_mod.at_size(self.cfg, size)      # the config's values for this size
-        why = config_mod.pool_refused(c, size)
-        if why is not None:
-            raise config_mod.ConfigError(why)
+        c = self._at(size)
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
         t.configure(tree=self.policy.kernel,
@@ -136,7 +171,7 @@ class Search:
         """The tree's constants that a change of setting may retune on a live
         tree (:meth:`retune`): the kernel's parameters from the policy's own
         table, and the rollouts' length."""
-        c = config_mod.at_size(self.cfg, size)
+        c = self._at(size)
         tree.set_params(self.policy.kernel, self.policy.params(c))
         tree.configure(max_rollout_moves=c.search.max_rollout_moves)
 
@@ -153,7 +188,9 @@ class Search:
             return False
         if (cfg.search.tree, cfg.search.rollout) != (self.cfg.search.tree, self.cfg.search.rollout):
             return False
-        self.cfg = cfg if self.root_board is None else config_mod.at_size(cfg, self.root_board.size)
+        self.cfg, self._sized = cfg, 0
+        if self.root_board is not None:
+            self._at(self.root_board.size)
         if self.tree is not None and self.root_board is not None:
             self._set_params(self.tree, self.root_board.size)
             self._per_move(self.root_board)
@@ -246,6 +283,16 @@ class Search:
         sk = [p for p in range(b.size * b.size) if b.color_at(p) == 0 and b.illegal_reason(p) == "superko"]
         self.tree.set_root_forbidden(sk + [m for m in moves if 0 <= m <= b.size * b.size])
 
+    def avoid(self, avoid):
+        """Forbid ``avoid`` for this search only: its moves at the root
+        (:meth:`set_root_avoid`), its ``deep`` entries below it
+        (engine.analysis.Avoid, :meth:`set_deep_avoid`)."""
+        deep = getattr(avoid, "deep", None)
+        if deep:
+            self.set_deep_avoid(deep)
+        if avoid:
+            self.set_root_avoid(sorted(avoid))
+
     def set_deep_avoid(self, specs):
         """Analysis avoid/allow below the root (KataGo's untilDepth > 1):
         ``specs`` [(colour, moves, until_depth)], until the next
@@ -263,7 +310,7 @@ class Search:
 
     def set_pool_size(self, n):
         from engine import config as config_mod
-        self.cfg = config_mod.replace(self.cfg, **{"pool.pool_size": n})
+        self.cfg, self._sized = config_mod.replace(self.cfg, **{"pool.pool_size": n}), 0
         if self.root_board is not None:
             self.tree = self._new_tree(self.root_board.size)
             self.tree.set_root(self.root_board)
@@ -449,12 +496,14 @@ class Search:
         return self.tree.root_scores().get(-1) if self.tree is not None else None
 
     def _result(self, done, seconds, stopped_by):
-        res = self._decide(done, seconds, stopped_by)
+        an = self.analysis()
+        res = self._decide(an, done, seconds, stopped_by)
+        res.rows = an
         res.child_visits = {int(c[0]): float(c[1]) for c in self.tree.children()}
+        res.pool = self.pool_stats()
         return res
 
-    def _decide(self, done, seconds, stopped_by):
-        an = self.analysis()
+    def _decide(self, an, done, seconds, stopped_by):
         nn = self.root_board.size ** 2
         if not an:
             return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)

@@ -5,6 +5,7 @@ of now, and what a change of setting or size rebuilds of it.
     s = slot.get(cfg, size, nets)          # built now if none fits
     slot.changed(old, new, key)            # a setting changed: retuned, resized or dropped
     slot.drop_tree()                       # the same search, its tree forgotten
+    slot.new_board(size)                   # a new game: the tree, and a search of another size, dropped
 
 A search whose evaluator fits one board size (a net) is rebuilt at the
 next size; one built by ``factory`` or with no net serves every size.
@@ -50,6 +51,15 @@ class SearchSlot:
                 self.built.clear()
             except Exception:
                 log.exception("search.clear failed")
+
+    def new_board(self, size):
+        """A new game on a ``size`` board: the tree is forgotten, and the
+        search too when it does not serve ``size`` (rebuilt at its next use),
+        so the search :attr:`built` always serves the game's board."""
+        if self.fits(size):
+            self.drop_tree()
+        else:
+            self.forget()
 
     def forget(self):
         """Drop the tree and the search: rebuilt at its next use."""

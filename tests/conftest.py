@@ -75,7 +75,10 @@ def passing_search(rows=()):
 
         def run(self, **kw):
             n = self.board.size ** 2
-            return SearchResult(n, 0.5, 100, 100, 0.0, [n])
+            return SearchResult(n, 0.5, 100, 100, 0.0, [n], rows=self.analysis())
+
+        def avoid(self, avoid):
+            pass
 
         def analysis(self, max_children=None):
             return [{"move": m, "visits": v, "winrate": 0.5, "prior": 0.0, "pv": [m]} for m, v in rows]

@@ -333,7 +333,7 @@ class GameCommands:
         r = self.cfg.player.rules
         jp = r == "japanese"
         # whiteHandicapBonus as KataGo writes it; the count applies it
-        # (engine.scoring.handicap_bonus)
+        # (engine.game.handicap_bonus)
         bonus = {"chinese": "N", "aga": "N-1"}.get(r, "0")
         return ('{"hasButton":false,"ko":"POSITIONAL","scoring":"%s","suicide":false,"tax":"%s",'
                 '"whiteHandicapBonus":"%s"}' % ("TERRITORY" if jp else "AREA", "SEKI" if jp else "NONE", bonus))
@@ -393,7 +393,7 @@ class GameCommands:
         return "\n".join(lines)
 
     def cmd_gomill_explain_last_move(self, args):
-        return self.player.analyst.explain()
+        return self.player.explain()
 
     def cmd_gomill_cpu_time(self, args):
         t = os.times()

@@ -417,7 +417,7 @@ def test_the_count_gives_white_the_handicap_bonus_of_the_rules():
     """KataGo's whiteHandicapBonus is what the count does: Chinese N, AGA
     N - 1, Japanese 0 (an empty 9x9 board with 4 stones: Black has all 81
     points)."""
-    from engine.scoring import handicap_bonus
+    from engine.game import handicap_bonus
     assert [handicap_bonus(r, 4) for r in ("chinese", "aga", "new_zealand", "japanese")] == [4, 3, 0, 0]
     assert handicap_bonus("chinese", 0) == 0
     eng = make_engine()

@@ -103,6 +103,9 @@ class RecordingSearch:
     def analysis(self, max_children=None):
         return []
 
+    def avoid(self, avoid):
+        pass
+
     def clear(self):
         pass
 

@@ -92,7 +92,7 @@ def moving_search(move_vertex):
             from engine.search import SearchResult
             size = self.board.size
             m = "ABCDEFGHJ".index(move_vertex[0]) + (int(move_vertex[1:]) - 1) * size
-            return SearchResult(m, 0.5, 100, 100, 0.0, [m])
+            return SearchResult(m, 0.5, 100, 100, 0.0, [m], rows=self.analysis())
     return MovingSearch
 
 

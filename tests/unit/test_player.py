@@ -36,8 +36,8 @@ def test_genmove_plays_a_legal_move_and_records_it():
     assert p.game.move_number == 1 and p.game.board.color_at(mv) == BLACK
     assert p.game.to_move == WHITE and p.color == BLACK
     assert p.last["move"] == mv and p.last["result"].playouts > 0
-    assert p.analyst.explain().startswith(p.vtx(mv) + " winrate")
-    assert p.game.history[-1].comment == p.analyst.explain()    # the SGF comment of the move
+    assert p.explain().startswith(p.vtx(mv) + " winrate")
+    assert p.game.history[-1].comment == p.explain()    # the SGF comment of the move
 
 
 def test_genmove_without_play_leaves_the_game_alone():
