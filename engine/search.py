@@ -118,7 +118,6 @@ class Search:
         self._moggy = MoggyRates(**asdict(cfg.moggy))
         self.tree = None
         self.root_board = None
-        self._sized = 0         # the board size self.cfg holds the values of (0: every size's)
         self.komi = 7.5
         self._stop = threading.Event()
         self.last_result = None
@@ -135,12 +134,12 @@ class Search:
     def _at(self, size):
         """``self.cfg`` with the config's values for ``size`` (its per-size
         tables, engine.config.at_size): resolved and checked once a size."""
-        if self._sized != size:
+        if config_mod.sized_for(self.cfg) != size:
             c = config_mod.at_size(self.cfg, size)
             why = config_mod.pool_refused(c, size)
             if why is not None:
                 raise config_mod.ConfigError(why)
-            self.cfg, self._sized = c, size
+            self.cfg = c
         return self.cfg
 
     def _new_tree(self, size):
@@ -188,7 +187,7 @@ class Search:
             return False
         if (cfg.search.tree, cfg.search.rollout) != (self.cfg.search.tree, self.cfg.search.rollout):
             return False
-        self.cfg, self._sized = cfg, 0
+        self.cfg = cfg
         if self.root_board is not None:
             self._at(self.root_board.size)
         if self.tree is not None and self.root_board is not None:
@@ -310,7 +309,11 @@ class Search:
 
     def set_pool_size(self, n):
         from engine import config as config_mod
-        self.cfg, self._sized = config_mod.replace(self.cfg, **{"pool.pool_size": n}), 0
+        cfg = config_mod.replace(self.cfg, **{"pool.pool_size": n})
+        why = config_mod.pool_refused(cfg, self.root_board.size) if self.root_board is not None else None
+        if why is not None:
+            raise config_mod.ConfigError(why)
+        self.cfg = cfg
         if self.root_board is not None:
             self.tree = self._new_tree(self.root_board.size)
             self.tree.set_root(self.root_board)
