@@ -133,17 +133,16 @@ class Search:
 
     def _at(self, size):
         """``self.cfg`` with the config's values for ``size`` (its per-size
-        tables, engine.config.at_size): resolved and checked once a size."""
+        tables, engine.config.at_size), resolved once a size."""
         if config_mod.sized_for(self.cfg) != size:
-            c = config_mod.at_size(self.cfg, size)
-            why = config_mod.pool_refused(c, size)
-            if why is not None:
-                raise config_mod.ConfigError(why)
-            self.cfg = c
+            self.cfg = config_mod.at_size(self.cfg, size)
         return self.cfg
 
     def _new_tree(self, size):
         c = self._at(size)
+        why = config_mod.pool_refused(c, size)
+        if why is not None:
+            raise config_mod.ConfigError(why)
         t = Tree(size, c.pool.pool_size, c.pool.full_policy, prior_rows=max(c.prior.dcnn_nodes, 1) + 1,
                  batch=c.search.batch_size, seed=self._seed)
         t.configure(tree=self.policy.kernel,
@@ -309,11 +308,7 @@ class Search:
 
     def set_pool_size(self, n):
         from engine import config as config_mod
-        cfg = config_mod.replace(self.cfg, **{"pool.pool_size": n})
-        why = config_mod.pool_refused(cfg, self.root_board.size) if self.root_board is not None else None
-        if why is not None:
-            raise config_mod.ConfigError(why)
-        self.cfg = cfg
+        self.cfg = config_mod.replace(self.cfg, **{"pool.pool_size": n})
         if self.root_board is not None:
             self.tree = self._new_tree(self.root_board.size)
             self.tree.set_root(self.root_board)

@@ -35,7 +35,7 @@ def test_a_genmove_enters_no_config_lookup_analyst_scoring_rule_or_slot():
 
 
 def test_a_new_games_first_genmove_enters_no_more():
-    """A new tree takes the config the search resolved for the size (Search._at):
-    no per-size tables are read again."""
+    """A new game's first move builds a tree (its pool checked against the
+    size in engine.config) and asks the net less (positions cached)."""
     files = entered("genmove b", ("boardsize 9", "clear_board", "genmove b", "clear_board"))
     assert len(files) <= GENMOVE_FILES, files
