@@ -26,7 +26,7 @@ def entered(command, setup):
     return sorted(walk_files.walk(srv, command))
 
 
-def test_a_genmove_enters_no_config_lookup_analyst_scoring_rule_or_slot():
+def test_a_genmove_enters_no_analyst_scoring_rule_slot_or_config():
     files = entered("genmove w", ("boardsize 9", "clear_board", "genmove b"))
     assert "engine/search.py" in files and "engine/player.py" in files   # the walk is seen at all
     assert len(files) <= GENMOVE_FILES, files
