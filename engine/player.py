@@ -85,7 +85,7 @@ class Player(PlayerOptions):
     # ================================================================ search and net
     def search(self):
         """The search for the board (built on first use, its config resolved
-        only then; one that does not fit a new size goes with the game)."""
+        only then; one whose net fits another size goes with that game)."""
         s = self.slot.built
         return s if s is not None else self.slot.get(self._search_cfg(), self.size, self.nets.get)
 
@@ -155,12 +155,13 @@ class Player(PlayerOptions):
         unless given); clocks, tree and last move reset.  A new size takes
         the config's values for that size (its per-size tables; this
         session's go-param settings are in the config already)."""
+        old = self.game.size
         if size is not None and size != configmod.sized_for(self.cfg):
             self._switch_config(size)
         self.game.clear(size)
         if komi is not None:
             self.game.komi = float(komi)
-        self._new_game()
+        self._new_game(old)
 
     def set_board_size(self, size):
         """boardsize: a new empty board; its net and search are built now,
@@ -170,7 +171,7 @@ class Player(PlayerOptions):
         if why is not None:
             raise OptionError(why)
         self.new_game(size)
-        if not self.slot.fits(size):
+        if self.slot.built is None:
             self.prepare()
 
     def _switch_config(self, size):
@@ -189,8 +190,8 @@ class Player(PlayerOptions):
         log.info("%dx%d: the config's values for the size (its [size.%d] tables)", size, size,
                  configmod.shipped_size(size))
 
-    def _new_game(self):
-        self.slot.new_board(self.size)
+    def _new_game(self, old_size):
+        self.slot.new_board(old_size, self.size)
         self.tc.reset()
         self.last = None
         self.color = None
@@ -302,8 +303,9 @@ class Player(PlayerOptions):
 
     def load_sgf(self, path, move_number=None):
         """The game of an SGF file, up to ``move_number`` when given."""
+        old = self.game.size
         self.game.load_sgf(path, move_number)
-        self._new_game()
+        self._new_game(old)
 
     # player.rules as SGF's RU spells them (FF[4])
     SGF_RULES = {"chinese": "Chinese", "japanese": "Japanese", "aga": "AGA", "new_zealand": "NZ"}
@@ -327,8 +329,7 @@ class Player(PlayerOptions):
         t = self.tc.seconds_for_move(color, self.game.move_number)
         if t is not None:
             return t
-        cfg_s = self.cfg.search.seconds
-        return cfg_s if cfg_s > 0 else None
+        return self.cfg.search.seconds or None
 
     @property
     def score_komi(self):
@@ -383,8 +384,7 @@ class Player(PlayerOptions):
         game = self.game
         board = self.position(color)
         t0 = time.time()
-        res = None
-        move = None
+        res = move = None
         source = "search"
         eg = self.endgame(board)
         if cleanup and eg.territory:

@@ -5,10 +5,12 @@ of now, and what a change of setting or size rebuilds of it.
     s = slot.get(cfg, size, nets)          # built now if none fits
     slot.changed(old, new, key)            # a setting changed: retuned, resized or dropped
     slot.drop_tree()                       # the same search, its tree forgotten
-    slot.new_board(size)                   # a new game: the tree, and a search of another size, dropped
+    slot.new_board(old_size, size)         # a new game: the tree, and a search whose net fits the old size, dropped
 
-A search whose evaluator fits one board size (a net) is rebuilt at the
-next size; one built by ``factory`` or with no net serves every size.
+A search whose evaluator fits one board size (a net) is dropped with a
+game of another size and rebuilt at its next use; one built by
+``factory`` or with no net serves every size.  The slot holds no size:
+the search it holds always serves the game's board.
 """
 from __future__ import annotations
 
@@ -24,25 +26,18 @@ class SearchSlot:
     def __init__(self, factory=None):
         self.factory = factory
         self.built = None          # the search, or None until its next use
-        self._size = None          # the board size the built search's net fits; None: every size
+        self._bound = False        # whether the built search's net fits only the board it was built for
 
     def get(self, cfg, size, net_for_size):
-        """The search for ``size`` (built with ``cfg`` when none fits;
-        ``net_for_size(size)``: the net or None)."""
-        if self.built is not None and self._size not in (None, size):
-            self.built = None
+        """The search, built now for a ``size`` board with ``cfg`` when
+        none is (``net_for_size(size)``: the net or None)."""
         if self.built is None:
             if self.factory is not None:
-                self.built, bound = self.factory(cfg), False
+                self.built, self._bound = self.factory(cfg), False
             else:
                 from engine import factory
-                self.built, bound = factory.build_search(cfg, size, net_for_size)
-            self._size = size if bound else None
+                self.built, self._bound = factory.build_search(cfg, size, net_for_size)
         return self.built
-
-    def fits(self, size):
-        """Whether a search is built and serves ``size``."""
-        return self.built is not None and self._size in (None, size)
 
     def drop_tree(self):
         """Forget the tree (the search stays built)."""
@@ -52,14 +47,14 @@ class SearchSlot:
             except Exception:
                 log.exception("search.clear failed")
 
-    def new_board(self, size):
-        """A new game on a ``size`` board: the tree is forgotten, and the
-        search too when it does not serve ``size`` (rebuilt at its next use),
-        so the search :attr:`built` always serves the game's board."""
-        if self.fits(size):
-            self.drop_tree()
-        else:
+    def new_board(self, old_size, size):
+        """A new game on a ``size`` board after one on ``old_size``: the tree
+        is forgotten, and the search too when its net fits only the old
+        size (rebuilt at its next use)."""
+        if self._bound and size != old_size:
             self.forget()
+        else:
+            self.drop_tree()
 
     def forget(self):
         """Drop the tree and the search: rebuilt at its next use."""
