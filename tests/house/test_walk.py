@@ -33,9 +33,3 @@ def test_a_genmove_enters_no_analyst_scoring_rule_slot_or_config():
     for gone in ("engine/config.py", "engine/analyst.py", "engine/scoring.py", "engine/searchslot.py"):
         assert gone not in files
 
-
-def test_a_new_games_first_genmove_enters_no_more():
-    """A new game's first move builds a tree (its pool checked against the
-    size in engine.config) and asks the net less (positions cached)."""
-    files = entered("genmove b", ("boardsize 9", "clear_board", "genmove b", "clear_board"))
-    assert len(files) <= GENMOVE_FILES, files
