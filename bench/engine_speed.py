@@ -20,7 +20,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from board_ext.board import BLACK, WHITE  # noqa: E402
+from board_ext.board import BLACK, WHITE, Board  # noqa: E402
 from engine.config import load  # noqa: E402
 from engine.player import Player  # noqa: E402
 
@@ -31,13 +31,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def opening(size, n, seed):
     """``n`` seeded random legal moves from the empty board (no pass)."""
     rng = random.Random(seed)
-    p = Player(load(None, ["prior.evaluator=expert"]))
-    p.new_game(size)
+    b = Board(size)
     moves = []
     for i in range(n):
-        color = BLACK if i % 2 == 0 else WHITE
-        m = rng.choice(p.legal_moves(color))
-        p.play(color, m)
+        m = rng.choice(sorted(b.legal_moves(BLACK if i % 2 == 0 else WHITE)))
+        b.play(m)
         moves.append(m)
     return moves
 

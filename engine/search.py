@@ -307,7 +307,6 @@ class Search:
             self.bhrf.clear()
 
     def set_pool_size(self, n):
-        from engine import config as config_mod
         self.cfg = config_mod.replace(self.cfg, **{"pool.pool_size": n})
         if self.root_board is not None:
             self.tree = self._new_tree(self.root_board.size)
