@@ -3,7 +3,7 @@ the truth than the Monte Carlo mean?
 
     python -m tools.mmcts_claim --size 9 --sims 1000 --teacher "katago analysis -model NET -config CFG" \\
         [--positions 200] [--teacher-visits 100] [--per-bucket 3] [--held-out records/datasets/9x9-test] \\
-        [--engine configs/engine.toml] [--set KEY=VALUE ...] [--out runs/mmcts-claim] [--publish]
+        [--engine configs/engine.toml] [--set KEY=VALUE ...] [--out runs/mmcts-claim] [--workers 1] [--publish]
 
 Xiao, Mei and Müller's Theorem says the memory's estimate V̂_M of a state
 is closer to its true value V* than the Monte Carlo mean V̂ of the state's
@@ -23,7 +23,9 @@ child's position), every value from the side that played into the child.
 Each position's record is written atomically to ``--out/<size>-<sims>/pos-NNNN.json``
 as it is done, so a run resumes where it stopped; a teacher that dies or
 stalls is restarted and the position's children asked again (the run
-stops after ``--restarts`` restarts).  The tallies, a row per
+stops after ``--restarts`` restarts).  ``--workers N`` measures in N
+processes, each with its own teacher, position i going to worker i mod N;
+the tallies are made once every worker is done.  The tallies, a row per
 (size, sims, bucket) with ``mae_mc``, ``mae_memory``, ``mae_blend`` (mean
 absolute errors against V*), ``memory_closer`` (the share of children,
 among those with a memory value, where V̂_M is closer to V* than V̂) and
@@ -168,16 +170,44 @@ def publish_rows(rows):
 
 def publish_children(records, size, sims, held_out):
     """Every searched child with its visits, Monte Carlo mean, memory value
-    and V*, one compressed record a board size
-    (records/results/mmcts-claim-children-<n>.json.gz): what
-    bench/value_on_children.py reads the net's value against."""
+    and V*, one compressed record a board size and budget
+    (records/results/mmcts-claim-children-<n>.json.gz at 1,000 simulations,
+    what bench/value_on_children.py reads the net's value against;
+    ``-<n>-<sims>.json.gz`` at another budget)."""
     import gzip
-    path = os.path.join(HERE, "records", "results", f"mmcts-claim-children-{size}.json.gz")
+    path = os.path.join(HERE, "records", "results", children_name(size, sims))
     data = json.dumps({"size": size, "sims": sims, "held_out": held_out, "teacher_visits": 100,
                        "records": records}, separators=(",", ":")).encode()
     atomic_write(path, gzip.compress(data, mtime=0))
     publish.register([path], records=os.path.join(HERE, "records"))
     return path
+
+
+def children_name(size, sims):
+    return f"mmcts-claim-children-{size}.json.gz" if sims == 1000 else f"mmcts-claim-children-{size}-{sims}.json.gz"
+
+
+def shard(text):
+    """``K/N`` (worker K of N, from 0) as (K, N)."""
+    try:
+        k, n = (int(x) for x in text.split("/"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--shard wants K/N, got {text!r}") from None
+    if not 0 <= k < n:
+        raise argparse.ArgumentTypeError(f"--shard {text}: K must be in 0..N-1")
+    return k, n
+
+
+def run_workers(argv, workers):
+    """The measurement in ``workers`` processes (this tool with ``--shard
+    K/N``); the first failing worker's exit status, or 0."""
+    import subprocess
+    base = [a for a in argv if a != "--publish"]
+    procs = [subprocess.Popen([sys.executable, "-m", "tools.mmcts_claim", *base, "--workers", "1",
+                               "--shard", f"{k}/{workers}"], cwd=HERE)
+             for k in range(workers)]
+    codes = [p.wait() for p in procs]
+    return next((c for c in codes if c), 0)
 
 
 def _plot(rows, path_png):
@@ -214,22 +244,31 @@ def main(argv=None):
     ap.add_argument("--set", action="append", default=[], help="further overrides")
     ap.add_argument("--out", default=os.path.join(HERE, "runs", "mmcts-claim"))
     ap.add_argument("--restarts", type=int, default=5)
+    ap.add_argument("--workers", type=int, default=1, help="processes measuring at once, a teacher each")
+    ap.add_argument("--shard", type=shard, default=(0, 1), help=argparse.SUPPRESS)
     ap.add_argument("--report-only", action="store_true")
     ap.add_argument("--publish", action="store_true")
     args = ap.parse_args(argv)
+    if args.workers < 1:
+        ap.error("--workers must be at least 1")
+    if not args.report_only and not args.teacher:
+        ap.error("--teacher is needed to measure (or --report-only)")
     out = os.path.join(args.out, f"{args.size}-{args.sims}")
     os.makedirs(out, exist_ok=True)
-    if not args.report_only:
-        if not args.teacher:
-            ap.error("--teacher is needed to measure (or --report-only)")
+    if not args.report_only and args.workers > 1:
+        rc = run_workers(sys.argv[1:] if argv is None else list(argv), args.workers)
+        if rc:
+            return rc
+    elif not args.report_only:
         from tools import experiment
         pos = positions(args.held_out or f"records/datasets/{args.size}x{args.size}-test", args.positions)
         player, _ = experiment.make_engine(PAPER + args.set, args.size, engine=args.engine)
         teacher = Teacher(args.teacher, timeout=300.0)
         try:
+            k, n = args.shard
             for i, (moves, komi, size, tag) in enumerate(pos):
                 path = os.path.join(out, f"pos-{i + 1:04d}.json")
-                if os.path.exists(path):
+                if i % n != k or os.path.exists(path):
                     continue
                 children, to_move = search_position(player, moves, komi, args.sims)
                 picked = pick(children, args.per_bucket)
@@ -248,6 +287,8 @@ def main(argv=None):
                 print(f"position {i + 1}/{len(pos)} ({tag}): {len(picked)} children", file=sys.stderr, flush=True)
         finally:
             teacher.close()
+        if args.shard[1] > 1:
+            return 0                  # a worker's part: the tallies are the parent's, once all are done
     records = []
     for p in sorted(glob.glob(os.path.join(out, "pos-*.json"))):
         with open(p) as fh:

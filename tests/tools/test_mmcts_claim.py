@@ -41,3 +41,27 @@ def test_children_are_picked_by_bucket():
     kids = [{"N": n} for n in (1, 2, 3, 15, 40, 99, 100, 500)]
     got = [c["N"] for c in mmcts_claim.pick(kids, 2)]
     assert got == [3, 2, 99, 40, 500, 100]
+
+
+@pytest.mark.slow
+def test_workers_split_the_positions_and_tally_once(tmp_path):
+    out = tmp_path / "claim"
+    argv = ["--size", "9", "--sims", "60", "--positions", "3", "--per-bucket", "1",
+            "--teacher", fake_teacher(tmp_path, "ok"), "--out", str(out), "--workers", "2"]
+    assert mmcts_claim.main(argv) == 0
+    recs = sorted(p.name for p in (out / "9-60").glob("pos-*.json"))
+    assert recs == ["pos-0001.json", "pos-0002.json", "pos-0003.json"]
+    rows = json.loads((out / "9-60" / "tallies.json").read_text())
+    assert sum(r["children"] for r in rows) == sum(
+        len(json.loads((out / "9-60" / n).read_text())["children"]) for n in recs)
+
+
+def test_shards_and_record_names():
+    assert mmcts_claim.shard("1/3") == (1, 3)
+    for bad in ("3/3", "x", "1/0", "-1/2"):
+        with pytest.raises(Exception):
+            mmcts_claim.shard(bad)
+    assert mmcts_claim.children_name(9, 1000) == "mmcts-claim-children-9.json.gz"
+    assert mmcts_claim.children_name(19, 10000) == "mmcts-claim-children-19-10000.json.gz"
+    with pytest.raises(SystemExit):
+        mmcts_claim.main(["--size", "9", "--workers", "0", "--report-only"])
