@@ -1,18 +1,42 @@
-"""Building a search from a config: one place for the evaluator, the M-MCTS
-memory and the parallel wrapper, used by GTP, the experiment runner and the
-root-parallel workers.
+"""What is built from a config, and what a Player keeps of it: one place
+for the evaluator, the M-MCTS memory and the search (used by GTP, the
+experiment runner and the root-parallel workers), and the Player's two
+holders of what it built, which own what a change of setting rebuilds:
+
+    nets = Nets(cfg_fn, factory=None)      # a net per board size, loaded once (``Player.nets``)
+    slot = SearchSlot(factory=None)        # the search, built on first use (``Player.slot``)
+    s = slot.get(cfg, size, nets.get)      # built now if none fits
+    slot.changed(old, new, key, cfg)       # a setting changed: retuned, resized or dropped
+    slot.new_board(old_size, size)         # a new game: the tree, and a search whose net fits the old size, dropped
 
 ``load_evaluator`` imports ``nets`` (and so torch) only when a net is asked
 for and its weights exist, so the GTP server starts fast.
+
+A net named by the user (``net.weights``) that does not load is an error
+(PlayerError); without a named net a size that has none gets None, said
+once on stderr, and the search falls back to expert priors.  So does a
+board under 13x13 whose size table names a net of another size (the table
+of 13 serves 10x10 to 15x15; a net is read at another size only from 13x13
+up: NotReadHere).  A search whose evaluator fits one board size (a net) is
+dropped with a game of another size and rebuilt at its next use; one built
+by a test's factory or with no net serves every size.  The slot holds no
+size: the search it holds always serves the game's board.
 """
+from __future__ import annotations
+
 import logging
 import os
+import sys
 
+from board_ext.board import BLACK
+from engine import config as configmod
 from engine import tree_policies
+from engine.player_errors import PlayerError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 log = logging.getLogger("gomcts.factory")
+plog = logging.getLogger("gomcts.player")     # the Player's holders log as the Player
 
 
 class NoNet(RuntimeError):
@@ -224,3 +248,204 @@ def bare_tree(size, capacity, full_policy="recycle", cfg=None, **kw):
     for name in TREES:
         t.set_params(name, tree_policies.get(name).params(cfg))
     return t
+
+
+# ============================================================ the Player's nets
+class Nets:
+    """The Player's evaluators by board size; ``cfg()`` gives the Player's
+    config (its board size's values) when a net is loaded."""
+
+    _told_no_heads = False           # said once a process, as GUIs start one engine
+
+    def __init__(self, cfg, factory=None):
+        self._cfg = cfg
+        self._factory = factory
+        self._by_size = {}           # size -> Evaluator or None (unavailable)
+
+    def get(self, size):
+        """The net for ``size``, or None (said once) if there is none."""
+        if size in self._by_size:
+            return self._by_size[size]
+        cfg = self._cfg()
+        ev = None
+        try:
+            if self._factory is not None:
+                ev = self._factory(size)
+            else:
+                ev = load_evaluator(configmod.replace(cfg, **{"prior.evaluator": "net"}), size)
+        except Exception as e:
+            if self._factory is None and configmod.at_size(cfg, size).net.weights and not isinstance(e, NotReadHere):
+                # a net named by the user that does not load: an error, never a weaker engine in silence
+                raise PlayerError(f"cannot use net.weights for {size}x{size}: {e}") from None
+            plog.warning("no net for %dx%d: %s", size, size, e)
+            print(f"gomcts: no net for {size}x{size} ({e}); continuing without it", file=sys.stderr, flush=True)
+            ev = None
+        self._by_size[size] = ev
+        return ev
+
+    def loaded(self, size):
+        """The net for ``size`` if it is loaded already (None otherwise): no load."""
+        return self._by_size.get(size)
+
+    def forget(self):
+        """The net settings changed: every net is loaded anew when asked."""
+        self._by_size.clear()
+
+    def clear_caches(self):
+        """Forget the nets' cached evaluations (KataGo's clear_cache)."""
+        for ev in self._by_size.values():
+            if ev is not None and hasattr(ev, "clear_cache"):
+                ev.clear_cache()
+
+    def stats(self):
+        """A line a loaded net: its size and its cache's figures."""
+        out = []
+        for size, ev in self._by_size.items():
+            if ev is not None:
+                try:
+                    out.append(f"net {size}x{size} cache {ev.cache_info()}")
+                except Exception:
+                    pass
+        return out
+
+    # -- what the commands ask of the net for one position ---------------------
+    def evaluate(self, board):
+        """(priors, value) of ``board``: priors of length size*size + 1
+        (pass last), value the side to move's win probability (None
+        without a value head); None without a net."""
+        ev = self.get(board.size)
+        if ev is None:
+            return None
+        p, _, v = ev.evaluate_all([board])
+        return p[0], (None if v is None else float(v[0]))
+
+    def priors(self, board):
+        """The net's move priors for ``board`` (length size*size + 1, pass
+        last), or None without a net."""
+        got = self.evaluate(board)
+        return None if got is None else got[0]
+
+    def raw_move(self, board):
+        """The net's most probable move in ``board`` (net.rawnet: no search;
+        a pass when it rates no point), or None without a net."""
+        ev = self.get(board.size)
+        if ev is None:
+            return None
+        pr = list(ev.evaluate([board])[0][0])
+        best = max(range(len(pr)), key=lambda i: pr[i])
+        return board.pass_move if pr[best] <= 0 else best
+
+    def scorer(self, size):
+        """The net whose score and ownership heads analysis reads
+        (``player.score_source = net`` or ``backup``), or None: playouts then.  A net
+        without those heads is said once on stderr."""
+        cfg = self._cfg()
+        if cfg.player.score_source not in ("net", "backup") or cfg.prior.evaluator != "net":
+            return None         # playouts; a search without a net loads none for its scores
+        ev = self.get(size)
+        if ev is not None and getattr(ev, "has_aux", False):
+            return ev
+        if not Nets._told_no_heads:
+            Nets._told_no_heads = True
+            why = "no net" if ev is None else f"the net {getattr(ev, 'name', '?')} has no score and ownership heads"
+            print(f"gomcts: {size}x{size}: {why}; score leads and ownership come from playouts",
+                  file=sys.stderr, flush=True)
+        return None
+
+    def estimate(self, board):
+        """(Black's lead in points, ownership by flat point, +1 Black) of
+        ``board`` from the net's score and ownership heads, or None when the
+        net has none (``player.score_source``)."""
+        return self._heads(self.scorer(board.size), board)
+
+    def raw(self, board, symmetries=(0,)):
+        """The net of ``board``'s size as it stands (whatever
+        ``player.score_source`` says), the mean over ``symmetries`` (0-7):
+        nets.evaluator.Evaluator.raw's dict, for ``board``'s side to move;
+        None without a net."""
+        ev = self.get(board.size) if self._cfg().prior.evaluator == "net" else None
+        if ev is None or not hasattr(ev, "raw"):
+            return None
+        return ev.raw(board, symmetries)
+
+    @staticmethod
+    def _heads(ev, board):
+        if ev is None:
+            return None
+        _, lead, own = ev.evaluate_aux([board])
+        sign = 1.0 if board.to_move == BLACK else -1.0
+        return sign * float(lead[0]), [sign * float(v) for v in own[0]]
+
+
+# ============================================================ the Player's search
+# keys whose change the search never reads
+NOT_READ = ("gtp.name", "player.rules", "player.superko_play")
+
+
+class SearchSlot:
+    def __init__(self, factory=None):
+        self.factory = factory
+        self.built = None          # the search, or None until its next use
+        self._bound = False        # whether the built search's net fits only the board it was built for
+
+    def get(self, cfg, size, net_for_size):
+        """The search, built now for a ``size`` board with ``cfg`` when
+        none is (``net_for_size(size)``: the net or None)."""
+        if self.built is None:
+            if self.factory is not None:
+                self.built, self._bound = self.factory(cfg), False
+            else:
+                self.built, self._bound = build_search(cfg, size, net_for_size)
+        return self.built
+
+    def drop_tree(self):
+        """Forget the tree (the search stays built)."""
+        if self.built is not None:
+            try:
+                self.built.clear()
+            except Exception:
+                plog.exception("search.clear failed")
+
+    def new_board(self, old_size, size):
+        """A new game on a ``size`` board after one on ``old_size``: the tree
+        is forgotten, and the search too when its net fits only the old
+        size (rebuilt at its next use)."""
+        if self._bound and size != old_size:
+            self.forget()
+        else:
+            self.drop_tree()
+
+    def forget(self):
+        """Drop the tree and the search: rebuilt at its next use."""
+        self.drop_tree()
+        self.built = None
+
+    def rows(self):
+        """The built search's root analysis, or [] (none built, or it failed)."""
+        if self.built is None:
+            return []
+        try:
+            return self.built.analysis()
+        except Exception:
+            plog.exception("analysis failed")
+            return []
+
+    def changed(self, old, new, key, search_cfg):
+        """Setting ``key`` went from config ``old`` to ``new``: the pool is
+        resized in place, a key the search can take live is retuned
+        (Search.retune, with ``search_cfg``), any other key it reads drops
+        the search, rebuilt at its next use."""
+        table = key.split(".", 1)[0]
+        if table == "time" or key == "player.ponder" or key in NOT_READ:
+            return
+        if key == "pool.pool_size":
+            if self.built is not None:
+                try:
+                    self.built.set_pool_size(new.pool.pool_size)
+                except Exception:
+                    plog.exception("set_pool_size failed; the search is rebuilt")
+                    self.built = None
+            return
+        if getattr(old, table) != getattr(new, table):
+            if self.built is None or not self.built.retune(search_cfg, key):
+                self.built = None

@@ -10,9 +10,9 @@ and experiments.
 The game and its move: it owns the game record (engine.game) and the
 clocks (engine.timecontrol) and chooses each move (book, raw net or search;
 then the pass rule of engine.endgame, one Endgame a genmove); its
-collaborators hold the rest: ``nets`` (engine.netset, a net per board size),
-``slot`` (engine.searchslot, the search and what a change of setting
-rebuilds of it), ``analyst`` (engine.analyst: rows, streaming analysis,
+collaborators hold the rest: ``nets`` (engine.factory.Nets, a net per board size),
+``slot`` (engine.factory.SearchSlot, the search and what a change of
+setting rebuilds of it), ``analyst`` (engine.analyst: rows, streaming analysis,
 pondering) and engine.scoring.  It takes and
 returns typed values (colours BLACK/WHITE, flat points) and raises
 :class:`PlayerError` subclasses whose message is meant for the user;
@@ -36,10 +36,9 @@ from engine.timecontrol import TimeControl
 
 from engine.player_errors import (GameStateError, IllegalMoveError, NoNetError, OptionError,  # noqa: F401
                                   PlayerError, TimeSettingsError)
-from engine.netset import Nets
+from engine.factory import Nets, SearchSlot
 from engine.player_options import PlayerOptions
 from engine.analyst import Analyst
-from engine.searchslot import SearchSlot
 from engine.thinking import rows_callback
 
 log = logging.getLogger("gomcts.player")
@@ -64,9 +63,9 @@ class Player(PlayerOptions):
         self.game = Game(self.cfg.gtp.boardsize, self.cfg.gtp.komi)
         self.tc = TimeControl.from_config(self.cfg)
         self.ponder = self.cfg.player.ponder
-        self.slot = SearchSlot(search_factory)   # the search, built on first use (engine/searchslot.py)
+        self.slot = SearchSlot(search_factory)   # the search, built on first use (engine/factory.py)
         self.analyst = Analyst(self)     # rows, streaming analysis, pondering (engine/analyst.py)
-        self.nets = Nets(lambda: self.cfg, evaluator_factory)   # the nets by board size (engine/netset.py)
+        self.nets = Nets(lambda: self.cfg, evaluator_factory)   # the nets by board size (engine/factory.py)
         self._shelf = Shelf()            # the opening books read
         self.interrupt = threading.Event()   # set to stop a running genmove
         self.closed = threading.Event()      # the session is over (close()): every search stops at once
@@ -143,7 +142,7 @@ class Player(PlayerOptions):
 
     def position(self, color=None):
         """A copy of the current board, with ``color`` to move when given
-        (what the nets are asked about: ``player.nets``, engine/netset.py)."""
+        (what the nets are asked about: ``player.nets``, engine.factory.Nets)."""
         b = self.game.board.copy()
         if color is not None and b.to_move != color:
             b.to_move = color

@@ -2,8 +2,8 @@
 it serves (GTP ``go-param``, ``kata-set-param``, ``lz-setoption``), with
 what depends on a key rebuilt, and the memory report.  A mixin of
 :class:`engine.player.Player`, which owns ``cfg``, ``tc``, ``ponder``,
-``seed``, ``size``, ``slot`` (engine/searchslot.py: what a change rebuilds of
-the search) and ``nets`` (engine/netset.py)."""
+``seed``, ``size``, ``slot`` (engine.factory.SearchSlot: what a change rebuilds
+of the search) and ``nets`` (engine.factory.Nets)."""
 import logging
 import os
 

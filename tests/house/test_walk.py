@@ -1,5 +1,5 @@
-"""How far a newcomer walks to follow a genmove (bench/walk_files.py): the
-Python files it enters from the GTP layer to the search and back."""
+"""How far a newcomer walks to follow a genmove, and boardsize to its net
+(bench/walk_files.py): the Python files each enters from the GTP layer on."""
 import io
 import os
 import sys
@@ -16,6 +16,11 @@ from engine.gtp.server import GtpServer  # noqa: E402
 # clock, coordinates and pass decision (engine/endgame.py), the search, its
 # tree policy and NetAsk, the net's two files; 16 at fe568ae
 GENMOVE_FILES = 13
+# boardsize to the loaded net: the three GTP files, the Player, its game and
+# clock, the config of the size, the factory (the nets by size, the search's
+# slot and how each is built), the net's two files, the search, its tree
+# policy and NetAsk; 15 at fe568ae
+BOARDSIZE_FILES = 13
 
 
 def entered(command, setup):
@@ -30,6 +35,12 @@ def test_a_genmove_enters_no_analyst_scoring_rule_slot_or_config():
     files = entered("genmove w", ("boardsize 9", "clear_board", "genmove b"))
     assert "engine/search.py" in files and "engine/player.py" in files   # the walk is seen at all
     assert len(files) <= GENMOVE_FILES, files
-    for gone in ("engine/config.py", "engine/analyst.py", "engine/scoring.py", "engine/searchslot.py"):
+    for gone in ("engine/config.py", "engine/analyst.py", "engine/scoring.py", "engine/factory.py"):
         assert gone not in files
+
+
+def test_boardsize_reaches_the_loaded_net_in_few_files():
+    files = entered("boardsize 19", ("boardsize 9", "clear_board", "genmove b"))
+    assert "nets/evaluator.py" in files and "engine/factory.py" in files    # the net is loaded in the walk
+    assert len(files) <= BOARDSIZE_FILES, files
 

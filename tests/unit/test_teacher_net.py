@@ -248,7 +248,7 @@ def test_a_net_without_the_heads_falls_back_to_playouts_and_says_so_once(capsys)
     from engine.config import load
     from engine.player import Player
     from tests.conftest import SMALL
-    from engine.netset import Nets
+    from engine.factory import Nets
     Nets._told_no_heads = False
     p = Player(load(None, SMALL + ["prior.evaluator=net"]))
     p.new_game(N, 7.0)
