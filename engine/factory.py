@@ -31,7 +31,7 @@ import sys
 from board_ext.board import BLACK
 from engine import config as configmod
 from engine import tree_policies
-from engine.player_errors import PlayerError
+from engine.player_errors import NoNetError, PlayerError
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -70,8 +70,7 @@ def load_evaluator(cfg, size):
     for but no fitting weights exist.  The config's values for ``size``
     (its per-size tables: engine.config.at_size) choose.
     """
-    from engine.config import at_size
-    cfg = at_size(cfg, size)
+    cfg = configmod.at_size(cfg, size)
     kind = cfg.prior.evaluator
     if kind == "none":
         return None
@@ -107,8 +106,7 @@ def load_evaluator(cfg, size):
         v = getattr(cfg.search, key)
         if (max(v) if isinstance(v, tuple) else v) > 0 and tree_policies.get(cfg.search.tree).reads_value \
                 and not ev.has_value:
-            from engine.config import ConfigError
-            raise ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
+            raise configmod.ConfigError(f"{path}: the net has no value head (heads {ev.config.heads}), "
                               f"and search.{key} = {v} uses its value")
     return ev
 
@@ -141,11 +139,10 @@ def require_net(cfg, size):
     """Raise NoNet where ``net.required`` is set (for priors or the raw net)
     and no weights fit ``size``: the check a tool makes once, before its
     first game, so a setup error is one line, not a lost game each."""
-    from engine.config import at_size, replace
-    cfg = at_size(cfg, size)
+    cfg = configmod.at_size(cfg, size)
     if not cfg.net.required or not (cfg.prior.evaluator == "net" or cfg.net.rawnet):
         return
-    load_evaluator(replace(cfg, **{"prior.evaluator": "net"}), size)
+    load_evaluator(configmod.replace(cfg, **{"prior.evaluator": "net"}), size)
 
 
 def fallback_evaluator():
@@ -163,10 +160,9 @@ def check_weights(cfg, sizes=(9, 13, 19)):
     an error at start-up, never a weaker engine in silence; an empty
     ``net.weights`` keeps the shipped fallback (nets/weights/<n>x<n>.pt,
     the 19x19 net read at 13x13, expert priors where there is none)."""
-    from engine.config import ConfigError, at_size
     seen = set()
     for size in sizes:
-        c = at_size(cfg, size)
+        c = configmod.at_size(cfg, size)
         w = c.net.weights
         if not w or c.prior.evaluator != "net" or w in seen:
             continue
@@ -174,10 +170,10 @@ def check_weights(cfg, sizes=(9, 13, 19)):
         path = weights_file(w)
         if not os.path.isfile(path):
             what = "a directory, not a weights file" if os.path.isdir(path) else "no such file"
-            raise ConfigError(f"net.weights: {w}: {what}" + ("" if cfg.net.weights == w else
+            raise configmod.ConfigError(f"net.weights: {w}: {what}" + ("" if cfg.net.weights == w else
                                                              f" (the {size}x{size} table's)"))
         if not os.access(path, os.R_OK):
-            raise ConfigError(f"net.weights: {w}: not readable")
+            raise configmod.ConfigError(f"net.weights: {w}: not readable")
 
 
 def net_device(cfg):
@@ -186,12 +182,11 @@ def net_device(cfg):
     see."""
     if cfg.net.device == "cpu":
         return "cpu"
-    from engine.config import ConfigError
     from nets.evaluator import resolve_device
     try:
         return resolve_device(cfg.net.device)
     except ValueError as e:
-        raise ConfigError(f"net.device: {e}") from None
+        raise configmod.ConfigError(f"net.device: {e}") from None
 
 
 def make_memory(cfg, evaluator):
@@ -221,7 +216,6 @@ def build_search(cfg, size, net_for_size=None):
     engine.factory).  ``net_for_size(size)`` gives the torch net or None
     (unavailable).  Returns (search, size_bound): size_bound is True when
     the evaluator only fits this board size."""
-    from engine.player_errors import NoNetError
     ev, bound = None, False
     if cfg.prior.evaluator == "net":
         ev = net_for_size(size) if net_for_size is not None else None
@@ -241,9 +235,8 @@ def bare_tree(size, capacity, full_policy="recycle", cfg=None, **kw):
     """A walk.Tree on its own (no Search): NodePool's arguments, every tree
     kernel's parameters from ``cfg`` (default: the config's defaults), as a
     search sets them.  For tests and benchmarks of the kernels."""
-    from engine import config
     from engine.walk import TREES, Tree
-    cfg = cfg if cfg is not None else config.load(None)
+    cfg = cfg if cfg is not None else configmod.load(None)
     t = Tree(size, capacity, full_policy, **kw)
     for name in TREES:
         t.set_params(name, tree_policies.get(name).params(cfg))
