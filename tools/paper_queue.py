@@ -4,6 +4,8 @@ starts first and leaves running in the background.
     python -m tools.paper_queue [--queue configs/paper/queue.txt] [--workers W]
     python -m tools.paper_queue --archive      # publish what every entry has played so far
     python -m tools.paper_queue --status       # games played / wanted, entry by entry
+    nice -n 10 python -m tools.paper_queue --queue Q --fixed-only --workers 1
+                                               # beside another queue: no equal clock
 
 The queue file lists one run a line, in priority order: a config file
 under configs/paper/ and the ``tools.experiment`` options of that run
@@ -24,6 +26,11 @@ once.  ``--archive`` publishes each entry's games (``--report-only
 --publish``: records/games/<name>/, records/results/<name>.json and the
 report), so that a fresh checkout resumes them too; tools.experiment
 refuses to write a report over a published one with more games.
+
+``--fixed-only`` runs only what the load of other jobs does not distort
+(a match without ``--time``, i.e. at fixed simulations, experiments and
+``run`` entries) and leaves the equal-clock matches for quiet cores, so a
+second queue can share the cores at a lower priority.
 
 On a machine with more cores, ``--workers N`` (or an entry's own
 ``--ray``) runs N games at once.
@@ -100,6 +107,12 @@ def _wanted(exp, a):
     return out
 
 
+def timed(config, opts):
+    """Whether an entry is an equal-clock match (``match ... --time S``),
+    which a loaded machine would distort."""
+    return config == "match" and any(o == "--time" or o.startswith("--time=") for o in opts)
+
+
 def run_cmd(opts, workers):
     """The command of a ``run`` entry: ``python`` is this interpreter,
     ``{workers}`` the queue's workers, ``$NAME`` from the environment (a
@@ -125,6 +138,8 @@ def main(argv=None):
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--archive", action="store_true", help="publish every entry's games so far")
     ap.add_argument("--status", action="store_true", help="games played and wanted, entry by entry")
+    ap.add_argument("--fixed-only", action="store_true",
+                    help="skip the equal-clock matches (--time): for a queue that shares the cores")
     args = ap.parse_args(argv)
     path = os.path.join(HERE, args.queue)
     if args.status:
@@ -140,6 +155,10 @@ def main(argv=None):
             return 0
         config, opts = todo[0]
         tried.add((config, tuple(opts)))
+        if args.fixed_only and timed(config, opts):
+            print(f"paper_queue: an equal clock waits for quiet cores: match {' '.join(opts)}",
+                  file=sys.stderr, flush=True)
+            continue
         if config == "match":
             if args.archive or pending(config, opts)[0] == 0:
                 continue            # its --out folder is its record (tools.match)

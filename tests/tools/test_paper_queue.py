@@ -72,3 +72,18 @@ def test_the_queue_reads_its_file_again_after_every_entry(tmp_path, monkeypatch)
     monkeypatch.setattr(paper_queue.subprocess, "call", call)
     assert paper_queue.main(["--queue", str(q)]) == 0
     assert ran == ["open(\"a.txt\", \"w\").write(\"a\")", "open(\"b.txt\", \"w\")"]
+
+
+def test_fixed_only_leaves_the_equal_clock_matches_for_quiet_cores(tmp_path, monkeypatch):
+    monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
+    q = tmp_path / "queue.txt"
+    q.write_text("match --engine a --opponent b --games 2 --time 30 --out runs/clock\n"
+                 "match --engine a --opponent b --games 2 --out runs/fixed\n"
+                 "run --done c.txt python -c pass\n")
+    ran = []
+    monkeypatch.setattr(paper_queue.subprocess, "call", lambda cmd, cwd: ran.append(cmd[1:]) or 0)
+    assert paper_queue.main(["--queue", str(q), "--fixed-only", "--workers", "1"]) == 0
+    assert [c[c.index("--out") + 1] if "--out" in c else c[-1] for c in ran] == ["runs/fixed", "pass"]
+    ran.clear()
+    assert paper_queue.main(["--queue", str(q), "--workers", "1"]) == 0
+    assert len(ran) == 3 and "runs/clock" in ran[0]
