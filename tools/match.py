@@ -57,7 +57,7 @@ from board_ext.board import BLACK, WHITE, IllegalMove
 from engine import coords
 from atomicio import atomic_write
 from engine.game import Game
-from tools import fanout, stats
+from tools import fanout, quiet, stats
 from tools.gtp_client import EngineDied, GtpClient, GtpError, resolve_command
 from tools.referee import REFEREE, keep_seki_alive, own_score as _own_score, referee_verdict
 from tools.rundir import SettingsMismatch, claim
@@ -322,7 +322,7 @@ def play_game(index, black_cmd, white_cmd, size, komi, *, move_timeout=120.0, mo
 def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *, names=("A", "B"),
                move_timeout=120.0, move_limit=None, time_spec=None, referee=REFEREE, progress=True,
                keep_logs=True, score_playouts=None, settings=None, ray=None, ray_cpus=None,
-               handicap=0, a_color="alternate"):
+               handicap=0, a_color="alternate", wait_while=None):
     """Play ``games`` games A vs B (colours alternate, A Black in game 0;
     ``a_color`` "black" or "white" fixes A's colour; ``handicap`` stones
     for Black),
@@ -333,7 +333,9 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
     time and move limit) and raises :class:`tools.rundir.SettingsMismatch`
     for one made with others.  Returns the results dict (see
     :func:`summary`).  On KeyboardInterrupt the games finished so far stay
-    recorded and the games in progress are dropped."""
+    recorded and the games in progress are dropped.  ``wait_while``: a
+    file of :mod:`tools.quiet`; no game starts while it names a live process
+    (another queue's equal-clock match needs the cores)."""
     if settings is None:
         settings = {"engine_a": _cmd_str(engine_a_cmd), "engine_b": _cmd_str(engine_b_cmd)}
     settings = {**settings, "size": size, "komi": komi, "time": time_spec, "move_limit": move_limit}
@@ -369,6 +371,10 @@ def play_match(engine_a_cmd, engine_b_cmd, games, size, komi, out, workers=1, *,
               score_playouts=score_playouts, handicap=handicap, a_color=a_color)
 
     def one(i):
+        if wait_while:
+            quiet.wait(wait_while, stop, say=lambda: log.info("game %d waits: %s holds the cores", i + 1, wait_while))
+            if stop.is_set():
+                raise Interrupted()
         rec, game = _one_game(i, engine_a_cmd, engine_b_cmd, names, size, komi, stderr_dir=logdir,
                               stop=stop, live=live, **kw)
         game.save_sgf(os.path.join(out, rec["sgf"]))
@@ -576,6 +582,8 @@ def main(argv=None):
     ap.add_argument("--our-color", choices=("alternate", "black", "white"), default="alternate",
                     help="our engine's colour (default: alternate, Black in the first game)")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--wait-while", metavar="PATH",
+                    help="start no game while PATH names a live process (tools.quiet: an equal clock elsewhere)")
     fanout.add_arguments(ap)
     args = ap.parse_args(argv)
     ray = fanout.ray_target(ap, args, args.workers)
@@ -624,7 +632,7 @@ def main(argv=None):
                              names=names, move_timeout=args.move_timeout, move_limit=args.move_limit,
                              time_spec=tspec, referee=args.referee, score_playouts=score_playouts,
                              settings=settings, ray=ray, ray_cpus=args.ray_cpus, handicap=args.handicap,
-                             a_color=args.our_color)
+                             a_color=args.our_color, wait_while=args.wait_while)
     except (SettingsMismatch, fanout.FanoutError) as e:
         print(f"match: {e}", file=sys.stderr)
         return 2

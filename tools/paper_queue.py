@@ -30,7 +30,10 @@ refuses to write a report over a published one with more games.
 ``--fixed-only`` runs only what the load of other jobs does not distort
 (a match without ``--time``, i.e. at fixed simulations, experiments and
 ``run`` entries) and leaves the equal-clock matches for quiet cores, so a
-second queue can share the cores at a lower priority.
+second queue can share the cores at a lower priority.  While a queue plays
+an equal-clock match it holds ``runs/quiet-cores`` (tools.quiet): the
+``--fixed-only`` queue starts no entry and its matches no game until the
+match is over (a ``run`` entry under way goes on).
 
 On a machine with more cores, ``--workers N`` (or an entry's own
 ``--ray``) runs N games at once.
@@ -40,6 +43,8 @@ import os
 import shlex
 import subprocess
 import sys
+
+from tools import quiet
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUEUE = os.path.join("configs", "paper", "queue.txt")
@@ -178,8 +183,18 @@ def main(argv=None):
             if pending(config, opts)[0] == 0:
                 continue
             cmd = experiment_cmd(config, opts, ["--workers", str(args.workers)])
+        quiet_path = os.path.join(HERE, quiet.QUIET)
+        if args.fixed_only:
+            quiet.wait(quiet_path, say=lambda: print("paper_queue: waits while an equal clock holds the cores",
+                                                     file=sys.stderr, flush=True))
+            if config == "match":
+                cmd += ["--wait-while", quiet_path]
         print("paper_queue:", " ".join(shlex.quote(c) for c in cmd[1:]), file=sys.stderr, flush=True)
-        rc = subprocess.call(cmd, cwd=HERE)
+        if timed(config, opts):
+            with quiet.hold(quiet_path, " ".join(opts)):
+                rc = subprocess.call(cmd, cwd=HERE)
+        else:
+            rc = subprocess.call(cmd, cwd=HERE)
         if rc != 0:
             print(f"paper_queue: {config} ended with {rc}", file=sys.stderr, flush=True)
             if rc in (-2, 130):

@@ -87,3 +87,51 @@ def test_fixed_only_leaves_the_equal_clock_matches_for_quiet_cores(tmp_path, mon
     ran.clear()
     assert paper_queue.main(["--queue", str(q), "--workers", "1"]) == 0
     assert len(ran) == 3 and "runs/clock" in ran[0]
+
+
+def test_an_equal_clock_holds_the_cores_and_the_fixed_queue_waits_for_it(tmp_path, monkeypatch):
+    """The queue that plays an equal clock holds runs/quiet-cores while it
+    plays; the --fixed-only queue's matches are told to wait on it, and a
+    file left by a dead process holds nothing."""
+    from tools import quiet
+    monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
+    q = tmp_path / "queue.txt"
+    q.write_text("match --games 2 --time 30 --out runs/clock\nmatch --games 2 --out runs/fixed\n")
+    path = tmp_path / "runs" / "quiet-cores"
+    held = []
+    monkeypatch.setattr(paper_queue.subprocess, "call",
+                        lambda cmd, cwd: held.append((cmd, quiet.busy(str(path)))) or 0)
+    assert paper_queue.main(["--queue", str(q), "--workers", "1"]) == 0
+    assert [h for _, h in held] == [True, False] and not path.exists()
+    assert all("--wait-while" not in c for c, _ in held)
+    held.clear()
+    assert paper_queue.main(["--queue", str(q), "--workers", "1", "--fixed-only"]) == 0
+    (cmd, _), = held
+    assert cmd[cmd.index("--wait-while") + 1] == str(path)
+    import subprocess
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    path.write_text(f"{dead.pid} gone\n")
+    assert not quiet.busy(str(path))
+
+
+def test_a_match_starts_no_game_while_the_cores_are_held(tmp_path, monkeypatch):
+    import os
+    from tools import match, quiet
+    path = tmp_path / "quiet-cores"
+    path.write_text(f"{os.getpid()} an equal clock\n")      # a live process holds the cores
+    events = []
+
+    def sleep(s):
+        events.append("wait")
+        if len(events) == 3:
+            path.unlink()                    # the equal clock is over
+    monkeypatch.setattr(quiet.time, "sleep", sleep)
+
+    def fake_game(i, *a, **kw):
+        events.append(f"game {i}")
+        raise RuntimeError("one game is enough to see when it began")
+    monkeypatch.setattr(match, "_one_game", fake_game)
+    with pytest.raises(RuntimeError, match="one game"):
+        match.play_match("a", "b", 1, 9, 7.0, str(tmp_path / "m"), progress=False, wait_while=str(path))
+    assert events == ["wait", "wait", "wait", "game 0"]
