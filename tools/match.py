@@ -35,7 +35,9 @@ finished games are kept, missing ones are played; with other settings
 refused, naming the difference.  With ``--ray`` or ``--ray-address`` each
 game is a Ray task (tools.fanout, docs/SCALE.md) that runs both engines on
 its node and sends the SGF and the logs back here, where they are written
-once; the end adds where the games ran.  Ctrl-C stops the run with one line; the
+once; the end adds where the games ran.  ``--wait-while PATH`` (a queue
+sharing the cores, tools.quiet) starts no game here while another run's
+equal clock holds them.  Ctrl-C stops the run with one line; the
 games finished so far are kept.
 """
 from __future__ import annotations

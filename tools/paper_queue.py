@@ -28,10 +28,10 @@ report), so that a fresh checkout resumes them too; tools.experiment
 refuses to write a report over a published one with more games.
 
 ``--fixed-only`` runs only what the load of other jobs does not distort
-(a match without ``--time``, i.e. at fixed simulations, experiments and
-``run`` entries) and leaves the equal-clock matches for quiet cores, so a
+(a match without ``--time`` and an experiment without ``seconds``, i.e. at
+fixed simulations, and ``run`` entries) and leaves the equal clocks for quiet cores, so a
 second queue can share the cores at a lower priority.  While a queue plays
-an equal-clock match it holds ``runs/quiet-cores`` (tools.quiet): the
+on a clock it holds ``runs/quiet-cores`` (tools.quiet): the
 ``--fixed-only`` queue starts no entry and its matches no game until the
 match is over (a ``run`` entry under way goes on).
 
@@ -113,9 +113,21 @@ def _wanted(exp, a):
 
 
 def timed(config, opts):
-    """Whether an entry is an equal-clock match (``match ... --time S``),
-    which a loaded machine would distort."""
-    return config == "match" and any(o == "--time" or o.startswith("--time=") for o in opts)
+    """Whether an entry plays on a clock, which a loaded machine would
+    distort: a match with ``--time``, or an experiment whose games (those
+    its ``--only``/``--x`` pick) are played at ``seconds`` a move."""
+    if config == "match":
+        return any(o == "--time" or o.startswith("--time=") for o in opts)
+    if config == "run":
+        return False
+    from tools import experiment
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--only", nargs="+")
+    ap.add_argument("--x", type=float, nargs="+", dest="xs")
+    a, _ = ap.parse_known_args(opts)
+    exp = experiment.load(os.path.join(HERE, config))
+    return any(v.get("seconds", exp.get("seconds")) for v in exp["variant"]
+               if (not a.only or v["series"] in a.only) and (not a.xs or float(v["x"]) in a.xs))
 
 
 def run_cmd(opts, workers):
@@ -161,7 +173,7 @@ def main(argv=None):
         config, opts = todo[0]
         tried.add((config, tuple(opts)))
         if args.fixed_only and timed(config, opts):
-            print(f"paper_queue: an equal clock waits for quiet cores: match {' '.join(opts)}",
+            print(f"paper_queue: an equal clock waits for quiet cores: {config} {' '.join(opts)}",
                   file=sys.stderr, flush=True)
             continue
         if config == "match":

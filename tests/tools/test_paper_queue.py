@@ -77,9 +77,16 @@ def test_the_queue_reads_its_file_again_after_every_entry(tmp_path, monkeypatch)
 def test_fixed_only_leaves_the_equal_clock_matches_for_quiet_cores(tmp_path, monkeypatch):
     monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
     q = tmp_path / "queue.txt"
+    (tmp_path / "configs" / "paper").mkdir(parents=True)
+    (tmp_path / "configs" / "paper" / "t.toml").write_text(
+        'name = "t"\nsize = 5\nkomi = 0.5\ngames = 1\nworkers = 1\ncommon = []\nbaseline = []\n'
+        '[[variant]]\nseries = "sims"\nx = 1\nsets = []\n'
+        '[[variant]]\nseries = "clock"\nx = 2\nseconds = 0.5\nsets = []\n')
     q.write_text("match --engine a --opponent b --games 2 --time 30 --out runs/clock\n"
                  "match --engine a --opponent b --games 2 --out runs/fixed\n"
                  "run --done c.txt python -c pass\n")
+    assert [paper_queue.timed("configs/paper/t.toml", o) for o in ([], ["--x", "1"], ["--only", "sims"])] == \
+        [True, False, False]
     ran = []
     monkeypatch.setattr(paper_queue.subprocess, "call", lambda cmd, cwd: ran.append(cmd[1:]) or 0)
     assert paper_queue.main(["--queue", str(q), "--fixed-only", "--workers", "1"]) == 0
