@@ -6,7 +6,7 @@ SIZECONFIG = $(if $(CONFIG),$(CONFIG),configs/$(SIZE)x$(SIZE).toml)
 GAMES   ?= 10
 SIZE    ?= 9
 
-.PHONY: node-deps venv deps build configs ringmaster test test-fast bench gtp selfplay match train regress gnugo annotate clean
+.PHONY: node-deps venv deps build configs ringmaster test test-fast bench gtp selfplay match train regress gnugo annotate clean queues
 
 .venv/bin/python:
 	python3 -m venv .venv
@@ -77,6 +77,20 @@ match: build gnugo
 
 train: build
 	$(PY) -m nets.train --config configs/nets/9x9.toml
+
+# The long runs, restarted at the start of every session, each resumed where it stopped: the
+# papers' queue on both cores (configs/paper/queue.txt), and issue 85's beside it at a lower
+# priority, fixed simulations only (configs/strength/queue.txt --fixed-only). KataGo and its
+# nets are read from build/katago/ (links, docs/TEACHER.md). The logs: runs/*_queue.log.
+KGDIR    := build/katago
+KG6_CMD  := $(KGDIR)/katago analysis -model $(KGDIR)/g170-b6c96-s175395328-d26788732.bin.gz -config $(KGDIR)/katago_analysis_1thread.cfg
+KB10_CMD := $(KGDIR)/katago analysis -model $(KGDIR)/b10c384h6nbttflrs.bin.gz -config $(KGDIR)/katago_analysis_1thread.cfg -override-config maxBoardXSizeForNNBuffer=9,maxBoardYSizeForNNBuffer=9
+queues: build
+	@test -x $(KGDIR)/katago || { echo "queues: no $(KGDIR)/katago (docs/TEACHER.md: the links in build/katago)" >&2; exit 2; }
+	@mkdir -p runs
+	KG6="$(KG6_CMD)" nohup $(PY) -m tools.paper_queue >> runs/paper_queue.log 2>&1 &
+	KB10="$(KB10_CMD)" nohup nice -n 10 $(PY) -m tools.paper_queue --queue configs/strength/queue.txt \
+	  --fixed-only --workers 1 >> runs/strength_queue.log 2>&1 &
 
 # The tactics suite (tests/data/tactics) at a small fixed budget.
 regress: build
