@@ -4,11 +4,11 @@ is, the position's own value as the search read it (the visit-weighted
 mean of the recorded children's Monte Carlo means, the most visited child
 carrying most of it), both against the teacher's V*.
 
-    python bench/memory_vs_parent.py [--size 19]
+    python bench/memory_vs_parent.py [--size 19] [--sims 1000]
 
 It reads the children the M-MCTS claim published
 (``records/results/mmcts-claim-children-<n>.json.gz``, ``tools.mmcts_claim
---publish``: held-out positions, the paper's search at 1,000 simulations,
+--publish``: held-out positions, the paper's search at ``--sims`` simulations,
 each child's visits N, Monte Carlo mean V, memory value VM, the blend and
 g170-b6c96's win rate V* at 100 visits), and prints by the child's visits
 the mean absolute error of each estimate against V*, and how well each
@@ -25,15 +25,18 @@ import gzip
 import json
 import os
 import statistics
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
 BUCKETS = (("1-9", 1, 10), ("10-99", 10, 100), ("100+", 100, 10 ** 12), ("all", 0, 10 ** 12))
 
 
-def children(size):
+def children(size, sims=1000):
     """[(N, V, VM, blend, V*, parent, V* mean, VM mean, V mean)] of every
     recorded child with visits."""
-    path = os.path.join(ROOT, "records", "results", f"mmcts-claim-children-{size}.json.gz")
+    from tools.mmcts_claim import children_name     # the file's name, where the claim writes it
+    path = os.path.join(ROOT, "records", "results", children_name(size, sims))
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         recs = json.load(fh)["records"]
     out = []
@@ -76,9 +79,10 @@ def table(rows):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--size", type=int, default=19)
+    ap.add_argument("--sims", type=int, default=1000, help="the claim's budget (its published children)")
     a = ap.parse_args()
-    t = table(children(a.size))
-    print(f"{a.size}x{a.size}, the claim's children at 1,000 simulations; MAE against V* (g170-b6c96, 100 visits)")
+    t = table(children(a.size, a.sims))
+    print(f"{a.size}x{a.size}, the claim's children at {a.sims:,} simulations; MAE against V* (g170-b6c96, 100 visits)")
     print("visits  children  MC     memory  blend  parent | r(memory)  r(MC)")
     for name, f in t.items():
         print(f"{name:7} {f['children']:8d}  {f['mae_mc']:.3f}  {f['mae_memory']:.3f}   {f['mae_blend']:.3f}  "
