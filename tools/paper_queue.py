@@ -74,12 +74,7 @@ def pending(config, opts):
     if config == "run":
         return (0 if os.path.exists(os.path.join(HERE, opts[1])) else 1), 1
     from tools import experiment
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--games", type=int)
-    ap.add_argument("--only", nargs="+")
-    ap.add_argument("--x", type=float, nargs="+", dest="xs")
-    a, _ = ap.parse_known_args(opts)
-    exp = experiment.load(os.path.join(HERE, config))
+    exp, a = _experiment(config, opts)
     out_root = os.path.join(HERE, "runs", "paper", exp["name"])
     experiment.restore(exp, out_root)
     todo = len(experiment.pending_jobs(exp, out_root, a.games, a.only, a.xs))
@@ -100,13 +95,26 @@ def _match_pending(opts):
     return max(0, a.games - done), a.games
 
 
+def _experiment(config, opts):
+    """(the experiment, its entry's --games/--only/--x) of an experiment entry."""
+    from tools import experiment
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--games", type=int)
+    ap.add_argument("--only", nargs="+")
+    ap.add_argument("--x", type=float, nargs="+", dest="xs")
+    a, _ = ap.parse_known_args(opts)
+    return experiment.load(os.path.join(HERE, config)), a
+
+
+def _picked(exp, a):
+    """The variants an entry's --only and --x pick."""
+    return [v for v in exp["variant"]
+            if (not a.only or v["series"] in a.only) and (not a.xs or float(v["x"]) in a.xs)]
+
+
 def _wanted(exp, a):
     out = []
-    for v in exp["variant"]:
-        if a.only and v["series"] not in a.only:
-            continue
-        if a.xs and float(v["x"]) not in a.xs:
-            continue
+    for v in _picked(exp, a):
         n = a.games or v.get("games", exp["games"])
         out.extend(range(v.get("first_game", 1) - 1, n))
     return out
@@ -120,14 +128,8 @@ def timed(config, opts):
         return any(o == "--time" or o.startswith("--time=") for o in opts)
     if config == "run":
         return False
-    from tools import experiment
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--only", nargs="+")
-    ap.add_argument("--x", type=float, nargs="+", dest="xs")
-    a, _ = ap.parse_known_args(opts)
-    exp = experiment.load(os.path.join(HERE, config))
-    return any(v.get("seconds", exp.get("seconds")) for v in exp["variant"]
-               if (not a.only or v["series"] in a.only) and (not a.xs or float(v["x"]) in a.xs))
+    exp, a = _experiment(config, opts)
+    return any(v.get("seconds", exp.get("seconds")) for v in _picked(exp, a))
 
 
 def run_cmd(opts, workers):
