@@ -39,6 +39,7 @@ On a machine with more cores, ``--workers N`` (or an entry's own
 ``--ray``) runs N games at once.
 """
 import argparse
+import contextlib
 import os
 import shlex
 import subprocess
@@ -158,7 +159,8 @@ def main(argv=None):
     ap.add_argument("--archive", action="store_true", help="publish every entry's games so far")
     ap.add_argument("--status", action="store_true", help="games played and wanted, entry by entry")
     ap.add_argument("--fixed-only", action="store_true",
-                    help="skip the equal-clock matches (--time): for a queue that shares the cores")
+                    help="skip what plays on a clock (match --time, experiments at seconds a move): "
+                         "for a queue that shares the cores")
     args = ap.parse_args(argv)
     path = os.path.join(HERE, args.queue)
     if args.status:
@@ -174,7 +176,8 @@ def main(argv=None):
             return 0
         config, opts = todo[0]
         tried.add((config, tuple(opts)))
-        if args.fixed_only and timed(config, opts):
+        clock = timed(config, opts)
+        if args.fixed_only and clock:
             print(f"paper_queue: an equal clock waits for quiet cores: {config} {' '.join(opts)}",
                   file=sys.stderr, flush=True)
             continue
@@ -204,10 +207,7 @@ def main(argv=None):
             if config == "match":
                 cmd += ["--wait-while", quiet_path]
         print("paper_queue:", " ".join(shlex.quote(c) for c in cmd[1:]), file=sys.stderr, flush=True)
-        if timed(config, opts):
-            with quiet.hold(quiet_path, " ".join(opts)):
-                rc = subprocess.call(cmd, cwd=HERE)
-        else:
+        with quiet.hold(quiet_path, " ".join(opts)) if clock else contextlib.nullcontext():
             rc = subprocess.call(cmd, cwd=HERE)
         if rc != 0:
             print(f"paper_queue: {config} ended with {rc}", file=sys.stderr, flush=True)

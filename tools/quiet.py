@@ -24,11 +24,11 @@ def busy(path):
     except (OSError, ValueError, IndexError):
         return False
     try:
-        os.kill(pid, 0)
+        os.kill(pid, 0)                 # no signal: only whether the process exists
     except ProcessLookupError:
         return False
-    except PermissionError:
-        return True
+    except PermissionError:             # it exists, under another user
+        pass
     return True
 
 
