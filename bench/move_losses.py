@@ -11,7 +11,7 @@ it).  Each game is one query to the teacher (every turn at ``--visits``); the
 loss of a move is the teacher's win rate (and lead) for the mover before it
 less the same after it, so a move the teacher would play loses about 0 and a
 blunder a large share.  Printed for each row and phase (moves 1-50, 51-150,
-151 on), for the named player and its opponent: moves, the mean win rate and
+151 on; ``--phases 16,32`` for 1-16, 17-32, 33 on, as on 9x9), for the named player and its opponent: moves, the mean win rate and
 points lost a move, and the moves that lost at least 0.15 of win rate (per
 100 moves).  The last line is the first row's figure:
 ``move_losses: NAME P points a move (its opponent Q points, R times)``.
@@ -28,6 +28,17 @@ from tools import sgfpack  # noqa: E402
 from tools.label import Teacher, TeacherDied, game_query  # noqa: E402
 
 PHASES = ((0, 50, "1-50"), (50, 150, "51-150"), (150, 10**6, "151-"))
+
+
+def phases(bounds):
+    """The phases ((first index, end index, label)) that the move numbers
+    ``bounds`` (ascending, "50,150") cut a game into."""
+    b = [int(x) for x in bounds.split(",") if x.strip()]
+    if not b or any(x <= 0 for x in b) or b != sorted(set(b)):
+        raise ValueError(f"--phases takes ascending positive move numbers, not {bounds!r}")
+    edges = [0] + b + [10**6]
+    return tuple((lo, hi, f"{lo + 1}-{hi}" if hi < 10**6 else f"{lo + 1}-")
+                 for lo, hi in zip(edges, edges[1:]))
 BLUNDER = 0.15
 
 
@@ -77,10 +88,10 @@ def grade(teacher, text, visits, qid):
     return pb, pw, out
 
 
-def summary(rows):
+def summary(rows, cuts=PHASES):
     """{phase: (moves, mean win rate lost, mean points lost, blunders per 100)} and "all"."""
     out = {}
-    for lo, hi, label in PHASES + ((0, 10**6, "all"),):
+    for lo, hi, label in cuts + ((0, 10**6, "all"),):
         r = [x for x in rows if lo <= x[0] < hi]
         if r:
             out[label] = (len(r), sum(x[2] for x in r) / len(r), sum(x[3] for x in r) / len(r),
@@ -94,7 +105,12 @@ def main(argv=None):
     ap.add_argument("--visits", type=int, default=50)
     ap.add_argument("--row", action="append", required=True, metavar="FOLDER:NAME")
     ap.add_argument("--games", type=int, default=0, help="the first N games of each row (0: all)")
+    ap.add_argument("--phases", default="50,150", help="move numbers that end each phase (default 50,150)")
     a = ap.parse_args(argv)
+    try:
+        cuts = phases(a.phases)
+    except ValueError as e:
+        ap.error(str(e))
     teacher = Teacher(a.teacher, timeout=600.0)
     first = None
     try:
@@ -114,8 +130,8 @@ def main(argv=None):
             print(f"\n{name} ({folder}, {len(texts)} games, the teacher at {a.visits} visits)")
             print(f"{'phase':8s} {'player':10s} {'moves':>6s} {'wr lost':>8s} {'points lost':>12s} "
                   f"{'blunders/100':>13s}")
-            so, st = summary(ours), summary(theirs)
-            for label in [p[2] for p in PHASES] + ["all"]:
+            so, st = summary(ours, cuts), summary(theirs, cuts)
+            for label in [p[2] for p in cuts] + ["all"]:
                 for who, s in ((name, so), ("opponent", st)):
                     if label in s:
                         n, w, p, b = s[label]

@@ -84,6 +84,11 @@ class SearchConfig:
     choose: str = _f("visits", choices=("visits", "lcb"),
                      doc="final move: most real visits, or the highest lower confidence bound among "
                          "children with at least a tenth of the best's visits")
+    min_prior: float = _f(0.0, 0.0, 1.0,
+                          doc="final move: only among the root's children whose net prior is at least this "
+                              "share of the largest (pass exempt; the most visited of them); 0 = off. The "
+                              "moves that lost most against KataGo's raw policy were ones the net gives under "
+                              "3% (docs/results/value-search.md)")
 
 
 @dataclass(frozen=True)

@@ -38,6 +38,7 @@ from dataclasses import asdict, dataclass, field
 from board_ext.phases import board_phase
 from board_ext.playout import MoggyRates
 from engine import config as config_mod
+from engine import coords
 from engine import tree_policies
 from engine.netask import NetAsk
 from engine.walk import Tree
@@ -500,13 +501,27 @@ class Search:
         res.pool = self.pool_stats()
         return res
 
+    def _prior_floor(self, an):
+        """The root's candidates the final choice may take (search.min_prior):
+        those with visits whose net prior is at least that share of the
+        largest, and pass; all of them when the share is 0, when no child
+        has a prior, or when none with visits passes."""
+        share = self.cfg.search.min_prior
+        top = max(d["prior"] for d in an)
+        if share <= 0 or top <= 0:
+            return an
+        pas = coords.pass_move(self.root_board.size)
+        kept = [d for d in an if d["visits"] > 0 and (d["move"] == pas or d["prior"] >= share * top)]
+        return kept or an
+
     def _decide(self, an, done, seconds, stopped_by):
         nn = self.root_board.size ** 2
         if not an:
             return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)
         # the policy's choice, pass included: whether a pass stands is the
         # Player's one decision (engine.endgame.Endgame.decide)
-        best = self.policy.choose(self.cfg, an, an[0])
+        rows = self._prior_floor(an)
+        best = self.policy.choose(self.cfg, rows, rows[0])
         move = best["move"]
         wr = best["winrate"]
         visits = sum(d["visits"] for d in an)

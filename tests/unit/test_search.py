@@ -123,6 +123,29 @@ def test_finds_the_capture_that_wins():
         assert r.winrate > 0.9
 
 
+def test_min_prior_keeps_the_choice_among_the_moves_the_net_allows():
+    """search.min_prior: the final move is the most visited of the root's
+    children whose net prior is at least that share of the largest.  The
+    capture that wins has a prior of a thousandth of the others': the search
+    finds it all the same, and plays it with the floor off; with the floor
+    at 0.1 it plays the most visited of the moves the net allows."""
+    b = Board.from_ascii(CAPTURE, to_move=WHITE)
+    weights = {G5: 0.001}
+    chosen = {}
+    for share in (0.0, 0.1):
+        s = Search(cfg("search.playouts=2000", "search.early_stop=false", f"search.min_prior={share}"),
+                   evaluator=ScriptedEvaluator(weights))
+        s.set_position(b, 7.0)
+        r = s.run()
+        an = s.analysis()
+        top = max(d["prior"] for d in an)
+        assert an[0]["move"] == G5 and an[0]["prior"] < 0.01 * top     # the search's favourite either way
+        allowed = [d for d in an if d["prior"] >= share * top and d["visits"] > 0]
+        assert r.move == allowed[0]["move"]
+        chosen[share] = r.move
+    assert chosen[0.0] == G5 and chosen[0.1] != G5
+
+
 def test_priors_steer_visits():
     ev = ScriptedEvaluator({40: 100.0})
     s = Search(cfg("search.playouts=1500", "uct.cnn_strength=200"), evaluator=ev)
