@@ -11,9 +11,9 @@ it).  Each game is one query to the teacher (every turn at ``--visits``); the
 loss of a move is the teacher's win rate (and lead) for the mover before it
 less the same after it, so a move the teacher would play loses about 0 and a
 blunder a large share.  Printed for each row and phase (moves 1-50, 51-150,
-151 on; ``--phases 16,32`` for 1-16, 17-32, 33 on, as on 9x9), for the named player and its opponent: moves, the mean win rate and
-points lost a move, and the moves that lost at least 0.15 of win rate (per
-100 moves).  The last line is the first row's figure:
+151 on; ``--phases 16,32`` for 1-16, 17-32, 33 on, as on 9x9), for the named
+player and its opponent: moves, the mean win rate and points lost a move,
+and the moves that lost at least 0.15 of win rate (per 100 moves).  The last line is the first row's figure:
 ``move_losses: NAME P points a move (its opponent Q points, R times)``.
 """
 import argparse
@@ -27,7 +27,7 @@ from engine import coords  # noqa: E402
 from tools import sgfpack  # noqa: E402
 from tools.label import Teacher, TeacherDied, game_query  # noqa: E402
 
-PHASES = ((0, 50, "1-50"), (50, 150, "51-150"), (150, 10**6, "151-"))
+BLUNDER = 0.15
 
 
 def phases(bounds):
@@ -39,7 +39,9 @@ def phases(bounds):
     edges = [0] + b + [10**6]
     return tuple((lo, hi, f"{lo + 1}-{hi}" if hi < 10**6 else f"{lo + 1}-")
                  for lo, hi in zip(edges, edges[1:]))
-BLUNDER = 0.15
+
+
+PHASES = phases("50,150")
 
 
 def games(folder, limit):
