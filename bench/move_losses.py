@@ -13,8 +13,8 @@ less the same after it, so a move the teacher would play loses about 0 and a
 blunder a large share.  Printed for each row and phase (moves 1-50, 51-150,
 151 on; ``--phases 16,32`` for 1-16, 17-32, 33 on, as on 9x9), for the named
 player and its opponent: moves, the mean win rate and points lost a move,
-and the moves that lost at least 0.15 of win rate (per 100 moves).  The last line is the first row's figure:
-``move_losses: NAME P points a move (its opponent Q points, R times)``.
+and the moves that lost at least 0.15 of win rate (per 100 moves).  The last
+line is the first row's figure: ``move_losses: NAME P points a move (its opponent Q points, R times)``.
 """
 import argparse
 import os
