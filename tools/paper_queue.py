@@ -11,7 +11,8 @@ The queue file lists one run a line, in priority order: a config file
 under configs/paper/ and the ``tools.experiment`` options of that run
 (``--only``, ``--x``, ``--games``), or ``match`` and the options of a
 ``tools.match`` run (an equal clock between two engines; its ``--out``
-folder resumes it), or ``run --done PATH`` and a command that makes PATH
+folder resumes it, and on a fresh machine the published row of the same
+name under records/games/ is copied there first), or ``run --done PATH`` and a command that makes PATH
 (a net and the data it learns from: the entry is done once PATH exists;
 the command resumes itself, ``python`` is this interpreter, ``{workers}``
 the queue's workers and ``$NAME`` an environment variable that must be
@@ -40,8 +41,10 @@ On a machine with more cores, ``--workers N`` (or an entry's own
 """
 import argparse
 import contextlib
+import glob
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 
@@ -82,12 +85,45 @@ def pending(config, opts):
     return todo, len(_wanted(exp, a))
 
 
+def archived_match(out):
+    """The published row of a match whose --out is ``out``: the folder
+    records/games/<name> or records/games/<group>/<name> with the same last
+    name and a results.json (tools.publish), or None."""
+    name = os.path.basename(os.path.normpath(out))
+    for folder in [os.path.join(HERE, "records", "games", name),
+                   *sorted(glob.glob(os.path.join(HERE, "records", "games", "*", name)))]:
+        if os.path.isfile(os.path.join(folder, "results.json")):
+            return folder
+    return None
+
+
+def restore_match(out):
+    """Copy a match's published row into its --out folder when that folder
+    has no results.json (a fresh machine), so the match resumes from the
+    games already played and published rather than from the first; returns
+    the folder copied from, or None.  tools.match unpacks the games."""
+    dest = os.path.join(HERE, out)
+    if os.path.exists(os.path.join(dest, "results.json")):
+        return None
+    src = archived_match(out)
+    if src is None:
+        return None
+    os.makedirs(dest, exist_ok=True)
+    for f in sorted(os.listdir(src)):
+        if os.path.isfile(os.path.join(src, f)):
+            shutil.copyfile(os.path.join(src, f), os.path.join(dest, f + ".tmp"))
+            os.replace(os.path.join(dest, f + ".tmp"), os.path.join(dest, f))
+    return src
+
+
 def _match_pending(opts):
     import json
     ap = argparse.ArgumentParser()
     ap.add_argument("--games", type=int, default=10)
     ap.add_argument("--out")
     a, _ = ap.parse_known_args(opts)
+    if a.out:
+        restore_match(a.out)
     try:
         with open(os.path.join(HERE, a.out, "results.json")) as fh:
             done = len(json.load(fh).get("games", []))

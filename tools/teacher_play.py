@@ -29,7 +29,10 @@ onwards); chunk ``i`` becomes ``S<size>_<seed of its first game>.npz`` in
 the data folder of ``nets.shards.data_root``), a label shard of
 ``nets/shards.py`` with packed targets, written to a temporary file and
 renamed: a killed run leaves no partial shard and the same command resumes
-at the first chunk not written.  ``--games 0`` plays on until stopped.
+at the first chunk not written.  ``--games 0`` plays on until stopped; ``--minutes M`` starts no
+chunk after M minutes (the chunks under way end), so labelling fits a
+session and the training after it learns what arrived before the machine
+goes.
 
 Bad teacher output never reaches a shard: a line that does not parse,
 answers another query or turn, a position with the other side to move or
@@ -275,13 +278,17 @@ def main(argv=None):
     ap.add_argument("--restarts", type=int, default=3, help="teacher restarts a chunk")
     ap.add_argument("--workers", type=int, default=None, help="chunks in parallel (one teacher each)")
     ap.add_argument("--limit", type=int, default=0, help="stop after this many chunks (0: no limit)")
+    ap.add_argument("--minutes", type=float, default=0,
+                    help="start no chunk after this many minutes (0: no limit); the chunks under way end")
     add_arguments(ap)
     a = ap.parse_args(argv)
     ray = ray_target(ap, a, a.workers)
     if not 2 <= a.size <= 19:
         ap.error("--size must be 2..19")
-    if a.games < 0 or a.chunk_games < 1 or a.in_flight < 1 or a.random_moves < 0 or a.limit < 0:
-        ap.error("--games, --random-moves and --limit must not be negative, --chunk-games and --in-flight positive")
+    if a.games < 0 or a.chunk_games < 1 or a.in_flight < 1 or a.random_moves < 0 or a.limit < 0 \
+            or a.minutes < 0:
+        ap.error("--games, --random-moves, --limit and --minutes must not be negative, "
+                 "--chunk-games and --in-flight positive")
     if a.temp <= 0 or a.opening_temp <= 0 or not 0 <= a.playout <= 1 or not 0 <= a.resign < 0.5:
         ap.error("temperatures must be positive, --playout in [0, 1], --resign in [0, 0.5)")
     if (a.workers is not None and a.workers < 1) or a.timeout <= 0 or a.restarts < 0 or a.retries < 0:
@@ -343,6 +350,10 @@ def main(argv=None):
                           f"{len(arrays['seeds'])} games, {len(arrays['pos_turn'])} positions; {n_pos} in "
                           f"{dt:.0f} s ({3600 * n_pos / max(dt, 1e-9):.0f} an hour)", file=sys.stderr, flush=True)
                 if a.limit and made >= a.limit:
+                    break
+                if a.minutes and time.time() - t0 >= 60 * a.minutes:
+                    print(f"teacher_play: {a.minutes:g} minutes are up: {n_games} games, {n_pos} positions "
+                          f"(the same command goes on)", file=sys.stderr, flush=True)
                     break
     except FanoutError as e:
         print(f"teacher_play: {e}", file=sys.stderr)

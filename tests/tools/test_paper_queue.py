@@ -142,3 +142,22 @@ def test_a_match_starts_no_game_while_the_cores_are_held(tmp_path, monkeypatch):
     with pytest.raises(RuntimeError, match="one game"):
         match.play_match("a", "b", 1, 9, 7.0, str(tmp_path / "m"), progress=False, wait_while=str(path))
     assert events == ["wait", "wait", "wait", "game 0"]
+
+
+def test_a_fresh_machine_resumes_a_match_from_its_published_row(tmp_path, monkeypatch):
+    """runs/ does not outlive a machine: a match whose --out folder is gone
+    is counted from, and resumed from, its row under records/games/."""
+    monkeypatch.setattr(paper_queue, "HERE", str(tmp_path))
+    row = tmp_path / "records" / "games" / "mmcts" / "m-2min"
+    row.mkdir(parents=True)
+    (row / "results.json").write_text(json.dumps({"games": [{}, {}, {}]}))
+    (row / "games.sgf.xz").write_bytes(b"packed")
+    (row / "games.names").write_text("game-0001.sgf\n")
+    opts = ["--games", "5", "--time", "120", "--out", "runs/match/m-2min"]
+    assert paper_queue.pending("match", opts) == (2, 5)
+    out = tmp_path / "runs" / "match" / "m-2min"
+    assert sorted(p.name for p in out.iterdir()) == ["games.names", "games.sgf.xz", "results.json"]
+    (out / "results.json").write_text(json.dumps({"games": [{}, {}, {}, {}]}))   # played on: kept
+    assert paper_queue.pending("match", opts) == (1, 5)
+    assert paper_queue.pending("match", ["--games", "5", "--out", "runs/match/other"]) == (5, 5)
+    assert not (tmp_path / "runs" / "match" / "other").exists()

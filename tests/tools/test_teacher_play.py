@@ -144,3 +144,21 @@ def test_a_teacher_that_cannot_start_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "no-such-katago" in err and "no such executable" in err and err.count("\n") == 1
     assert not (tmp_path / "set").exists()
+
+
+def test_minutes_end_the_labelling_at_a_chunk_and_the_same_command_goes_on(tmp_path, capsys):
+    """--minutes starts no chunk once the time is up (the one under way is
+    written whole); the same command without it writes the rest."""
+    fake = tmp_path / "fake.py"
+    fake.write_text(FAKE)
+    cmd = f"{sys.executable} {fake} {tmp_path / 'unused'} ok"
+    out = tmp_path / "set"
+    args = ["--teacher", cmd, "--size", "9", "--games", "6", "--chunk-games", "2", "--in-flight", "2",
+            "--max-moves", "6", "--out", str(out), "--timeout", "20", "--playout", "1", "--workers", "1"]
+    assert teacher_play.main(args + ["--minutes", "0.0001"]) == 0
+    assert "minutes are up: 2 games" in capsys.readouterr().err
+    assert sorted(os.listdir(out)) == ["S9_00000000.npz"]
+    assert teacher_play.main(args) == 0
+    assert sorted(os.listdir(out)) == ["S9_00000000.npz", "S9_00000002.npz", "S9_00000004.npz"]
+    with pytest.raises(SystemExit):
+        teacher_play.main(args + ["--minutes", "-1"])
