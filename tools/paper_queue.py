@@ -12,11 +12,11 @@ under configs/paper/ and the ``tools.experiment`` options of that run
 (``--only``, ``--x``, ``--games``), or ``match`` and the options of a
 ``tools.match`` run (an equal clock between two engines; its ``--out``
 folder resumes it, and on a fresh machine the published row of the same
-name under records/games/ is copied there first), or ``run --done PATH`` and a command that makes PATH
-(a net and the data it learns from: the entry is done once PATH exists;
-the command resumes itself, ``python`` is this interpreter, ``{workers}``
-the queue's workers and ``$NAME`` an environment variable that must be
-set); ``#`` starts a comment.  Each entry runs
+name under records/games/ is copied there first), or ``run --done PATH``
+and a command that makes PATH (a net and the data it learns from: the
+entry is done once PATH exists; the command resumes itself, ``python`` is
+this interpreter, ``{workers}`` the queue's workers and ``$NAME`` an
+environment variable that must be set); ``#`` starts a comment.  Each entry runs
 ``python -m tools.experiment CONFIG OPTIONS --workers W`` until its games are
 all played, then the next.  The file is read again after every entry, so an
 edit takes effect at the next one.  Every game is written atomically as it ends
@@ -44,10 +44,10 @@ import contextlib
 import glob
 import os
 import shlex
-import shutil
 import subprocess
 import sys
 
+from atomicio import atomic_copy
 from tools import quiet
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,8 +111,7 @@ def restore_match(out):
     os.makedirs(dest, exist_ok=True)
     for f in sorted(os.listdir(src)):
         if os.path.isfile(os.path.join(src, f)):
-            shutil.copyfile(os.path.join(src, f), os.path.join(dest, f + ".tmp"))
-            os.replace(os.path.join(dest, f + ".tmp"), os.path.join(dest, f))
+            atomic_copy(os.path.join(src, f), os.path.join(dest, f))
     return src
 
 

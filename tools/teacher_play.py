@@ -29,10 +29,10 @@ onwards); chunk ``i`` becomes ``S<size>_<seed of its first game>.npz`` in
 the data folder of ``nets.shards.data_root``), a label shard of
 ``nets/shards.py`` with packed targets, written to a temporary file and
 renamed: a killed run leaves no partial shard and the same command resumes
-at the first chunk not written.  ``--games 0`` plays on until stopped; ``--minutes M`` starts no
-chunk after M minutes (the chunks under way end), so labelling fits a
-session and the training after it learns what arrived before the machine
-goes.
+at the first chunk not written.  ``--games 0`` plays on until stopped;
+``--minutes M`` starts no chunk after M minutes (the chunks under way
+end), so labelling fits a session and the training after it learns what
+arrived before the machine goes.
 
 Bad teacher output never reaches a shard: a line that does not parse,
 answers another query or turn, a position with the other side to move or
