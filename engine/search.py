@@ -38,7 +38,6 @@ from dataclasses import asdict, dataclass, field
 from board_ext.phases import board_phase
 from board_ext.playout import MoggyRates
 from engine import config as config_mod
-from engine import coords
 from engine import tree_policies
 from engine.netask import NetAsk
 from engine.walk import Tree
@@ -501,16 +500,17 @@ class Search:
         res.pool = self.pool_stats()
         return res
 
-    def _prior_floor(self, an):
+    def _prior_floor(self, an, pas):
         """The root's candidates the final choice may take (search.min_prior):
         those with visits whose net prior is at least that share of the
-        largest, and pass; all of them when the share is 0, when no child
-        has a prior, or when none with visits passes."""
+        largest, and pass (move ``pas``); all of them when the share is 0,
+        when no child has a prior, or when none with visits passes."""
         share = self.cfg.search.min_prior
-        top = max(d["prior"] for d in an)
-        if share <= 0 or top <= 0:
+        if share <= 0:
             return an
-        pas = coords.pass_move(self.root_board.size)
+        top = max(d["prior"] for d in an)
+        if top <= 0:
+            return an
         kept = [d for d in an if d["visits"] > 0 and (d["move"] == pas or d["prior"] >= share * top)]
         return kept or an
 
@@ -520,7 +520,7 @@ class Search:
             return SearchResult(nn, 0.5, 0, done, seconds, [], stopped_by)
         # the policy's choice, pass included: whether a pass stands is the
         # Player's one decision (engine.endgame.Endgame.decide)
-        rows = self._prior_floor(an)
+        rows = self._prior_floor(an, nn)
         best = self.policy.choose(self.cfg, rows, rows[0])
         move = best["move"]
         wr = best["winrate"]
