@@ -33,8 +33,9 @@ refuses to write a report over a published one with more games.
 fixed simulations, and ``run`` entries) and leaves the equal clocks for quiet cores, so a
 second queue can share the cores at a lower priority.  While a queue plays
 on a clock it holds ``runs/quiet-cores`` (tools.quiet): the
-``--fixed-only`` queue starts no entry and its matches no game until the
-match is over (a ``run`` entry under way goes on).
+``--fixed-only`` queue starts no entry, its matches no game and its
+teacher's self-play (``tools.teacher_play``) no chunk until the match is
+over (any other ``run`` entry under way goes on).
 
 On a machine with more cores, ``--workers N`` (or an entry's own
 ``--ray``) runs N games at once.
@@ -183,6 +184,13 @@ def run_cmd(opts, workers):
     return cmd
 
 
+def labels(cmd):
+    """Whether a ``run`` entry's command is a teacher's self-play
+    (``tools.teacher_play``), which waits between chunks as a match waits
+    between games."""
+    return cmd[1:3] == ["-m", "tools.teacher_play"]
+
+
 def experiment_cmd(config, opts, extra):
     return [sys.executable, "-m", "tools.experiment", config, *opts, *extra]
 
@@ -239,7 +247,7 @@ def main(argv=None):
         if args.fixed_only:
             quiet.wait(quiet_path, say=lambda: print("paper_queue: waits while an equal clock holds the cores",
                                                      file=sys.stderr, flush=True))
-            if config == "match":
+            if config == "match" or labels(cmd):
                 cmd += ["--wait-while", quiet_path]
         print("paper_queue:", " ".join(shlex.quote(c) for c in cmd[1:]), file=sys.stderr, flush=True)
         with quiet.hold(quiet_path, " ".join(opts)) if clock else contextlib.nullcontext():

@@ -32,7 +32,9 @@ renamed: a killed run leaves no partial shard and the same command resumes
 at the first chunk not written.  ``--games 0`` plays on until stopped;
 ``--minutes M`` starts no chunk after M minutes (the chunks under way
 end), so labelling fits a session and the training after it learns what
-arrived before the machine goes.
+arrived before the machine goes.  ``--wait-while PATH`` starts no chunk
+while an equal-clock match holds the cores (``tools.quiet``): a queue
+that shares the machine labels between such matches, never beside one.
 
 Bad teacher output never reaches a shard: a line that does not parse,
 answers another query or turn, a position with the other side to move or
@@ -54,6 +56,7 @@ import numpy as np
 from board_ext.board import Board
 from nets.shards import data_root, make_shard, pack_teacher, save_shard
 from tools.fanout import Fanout, FanoutError, add_arguments, ray_target
+from tools import quiet
 from tools.publish import no_paths
 from tools.label import Teacher, TeacherDied, game_query, parse_answer, teacher_problem
 
@@ -280,6 +283,9 @@ def main(argv=None):
     ap.add_argument("--limit", type=int, default=0, help="stop after this many chunks (0: no limit)")
     ap.add_argument("--minutes", type=float, default=0,
                     help="start no chunk after this many minutes (0: no limit); the chunks under way end")
+    ap.add_argument("--wait-while", metavar="PATH",
+                    help="start no chunk while PATH names a live process (an equal clock holds the cores, "
+                         "tools.quiet)")
     add_arguments(ap)
     a = ap.parse_args(argv)
     ray = ray_target(ap, a, a.workers)
@@ -322,8 +328,16 @@ def main(argv=None):
     fan = Fanout(workers=workers, ray=ray, ray_cpus=a.ray_cpus, start_method=None)
     try:
         with fan:
-            gen = todo()
+            gen, rounds = todo(), 0
             while True:
+                if a.wait_while:
+                    quiet.wait(a.wait_while, say=lambda: print(
+                        f"teacher_play: waits: {a.wait_while} holds the cores", file=sys.stderr, flush=True))
+                if rounds and a.minutes and time.time() - t0 >= 60 * a.minutes:
+                    print(f"teacher_play: {a.minutes:g} minutes are up: {n_games} games, {n_pos} positions "
+                          f"(the same command goes on)", file=sys.stderr, flush=True)
+                    break
+                rounds += 1
                 batch = []
                 for item in gen:
                     batch.append(item)
@@ -350,10 +364,6 @@ def main(argv=None):
                           f"{len(arrays['seeds'])} games, {len(arrays['pos_turn'])} positions; {n_pos} in "
                           f"{dt:.0f} s ({3600 * n_pos / max(dt, 1e-9):.0f} an hour)", file=sys.stderr, flush=True)
                 if a.limit and made >= a.limit:
-                    break
-                if a.minutes and time.time() - t0 >= 60 * a.minutes:
-                    print(f"teacher_play: {a.minutes:g} minutes are up: {n_games} games, {n_pos} positions "
-                          f"(the same command goes on)", file=sys.stderr, flush=True)
                     break
     except FanoutError as e:
         print(f"teacher_play: {e}", file=sys.stderr)

@@ -115,6 +115,12 @@ def test_an_equal_clock_holds_the_cores_and_the_fixed_queue_waits_for_it(tmp_pat
     assert paper_queue.main(["--queue", str(q), "--workers", "1", "--fixed-only"]) == 0
     (cmd, _), = held
     assert cmd[cmd.index("--wait-while") + 1] == str(path)
+    # the teacher's self-play waits between chunks as a match between games; other runs are not told
+    q.write_text("run --done a.txt python -m tools.teacher_play --size 9\nrun --done b.txt python -m nets.train\n")
+    held.clear()
+    assert paper_queue.main(["--queue", str(q), "--workers", "1", "--fixed-only"]) == 0
+    (play, _), (train, _) = held
+    assert play[play.index("--wait-while") + 1] == str(path) and "--wait-while" not in train
     import subprocess
     dead = subprocess.Popen(["true"])
     dead.wait()

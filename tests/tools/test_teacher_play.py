@@ -162,3 +162,30 @@ def test_minutes_end_the_labelling_at_a_chunk_and_the_same_command_goes_on(tmp_p
     assert sorted(os.listdir(out)) == ["S9_00000000.npz", "S9_00000002.npz", "S9_00000004.npz"]
     with pytest.raises(SystemExit):
         teacher_play.main(args + ["--minutes", "-1"])
+
+
+def test_wait_while_starts_no_chunk_while_an_equal_clock_holds_the_cores(tmp_path, capsys, monkeypatch):
+    """--wait-while PATH: while PATH names a live process no chunk starts;
+    once it holds nothing the labelling goes on."""
+    from tools import quiet
+    fake = tmp_path / "fake.py"
+    fake.write_text(FAKE)
+    cmd = f"{sys.executable} {fake} {tmp_path / 'unused'} ok"
+    out = tmp_path / "set"
+    held = tmp_path / "quiet-cores"
+    held.write_text(f"{os.getpid()} an equal clock\n")
+    waits = []
+
+    def wait(path, stop=None, poll=10.0, say=None):
+        waits.append((path, quiet.busy(path), sorted(os.listdir(out))))
+        if quiet.busy(path):
+            say()
+            os.remove(path)             # the match ends
+    monkeypatch.setattr(quiet, "wait", wait)
+    args = ["--teacher", cmd, "--size", "9", "--games", "4", "--chunk-games", "2", "--in-flight", "2",
+            "--max-moves", "6", "--out", str(out), "--timeout", "20", "--playout", "1", "--workers", "1",
+            "--wait-while", str(held)]
+    assert teacher_play.main(args) == 0
+    assert waits[0] == (str(held), True, [])       # held before the first chunk, nothing written yet
+    assert "holds the cores" in capsys.readouterr().err
+    assert sorted(os.listdir(out)) == ["S9_00000000.npz", "S9_00000002.npz"]
