@@ -121,6 +121,10 @@ class RaveConfig:
                               "move order and the lead tell one story (0 = off)")
     score_scale: float = _f(4.0, 0.1, 100.0, doc="points of lead, against the root's, at which rave.score_utility's "
                             "term is half its weight")
+    score_backup: bool = _f(False, doc="rave.score_utility's term reads each child's backed-up lead (the mean of "
+                            "the leads its simulations backed up, KataGo's dynamic scoreMean) against the mean over "
+                            "all of the root's, once it has any; off: the score head's lead at the child against "
+                            "the root's")
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ the children of the nodes that reach ``net_visits`` (queued here, answered
 between simulations by ``engine/walk.pyx``, so no descent waits for it).
 """
 from libc.stdint cimport int16_t, int32_t, uint8_t
-from libc.math cimport log, sqrt, atan, INFINITY
+from libc.math cimport log, sqrt, atan, INFINITY, NAN
 from board_ext.board cimport (board_t, board_copy, board_play, board_legal, board_is_eye,
                               MAXNN, rng_t, BLACK)
 from board_ext.priors cimport move_prior
@@ -176,24 +176,45 @@ cdef inline double rave_score_term(NodePool t, double gain) noexcept nogil:
     return t.rp.score_utility * 0.6366197723675814 * atan(gain / t.rp.score_scale)
 
 
+cdef inline double rave_child_lead(NodePool t, int c) noexcept nogil:
+    """The lead, Black's view in points, that the root's score term reads
+    for child ``c`` of the root: with rave.score_backup, the mean of the
+    leads its simulations backed up (KataGo's scoreMean of the child) once
+    it has any; else the score head's lead at the child; NAN if neither."""
+    cdef int m = t.move[c]
+    if t.rp.score_backup and m >= 0 and t.lead_n[m] > 0:
+        return t.lead_sum[m] / t.lead_n[m]
+    if t.SB[c] != NO_LEAD:
+        return t.SB[c] / 32.0
+    return NAN
+
+
 cdef int rave_select(NodePool t, int node, rng_t* rng) noexcept nogil:
     """The child of highest value (RAVE-blended, with priors; K times the
     UCB1 term on total counts when K > 0), ties at random; -1 if none.  At
-    the root, with rave.score_utility above 0, a child with the score head's
-    lead adds its score term (:func:`rave_score_term`) against the root's
-    lead, as KataGo adds a score utility to the win rate."""
+    the root, with rave.score_utility above 0, a child with a lead
+    (:func:`rave_child_lead`) adds its score term (:func:`rave_score_term`)
+    against the root's lead (with rave.score_backup, the mean of all the
+    leads backed up this search once there are any), as KataGo adds a
+    score utility to the win rate."""
     cdef int c = atomic_load_acq_i32(&t.first_child[node]), best = -1, ties = 0
-    cdef double score, bestscore = -INFINITY, logN = 0.0, n, center = 0.0, sign = 0.0
+    cdef double score, bestscore = -INFINITY, logN = 0.0, n, center = 0.0, sign = 0.0, lead
     if t.rp.K > 0:
         n = t.N[node] + t.N0[node]
         logN = log(n if n > 1.0 else 1.0)
-    if t.rp.score_utility > 0 and node == t.root and t.SB[node] != NO_LEAD:
-        sign = 1.0 if t.root_board.to_move == BLACK else -1.0
-        center = sign * t.SB[node] / 32.0
+    if t.rp.score_utility > 0 and node == t.root:
+        if t.rp.score_backup and t.lead_n[t.nn + 1] > 0:
+            sign = 1.0 if t.root_board.to_move == BLACK else -1.0
+            center = sign * t.lead_sum[t.nn + 1] / t.lead_n[t.nn + 1]
+        elif t.SB[node] != NO_LEAD:
+            sign = 1.0 if t.root_board.to_move == BLACK else -1.0
+            center = sign * t.SB[node] / 32.0
     while c >= 0:
         score = rave_value(t, c)
-        if sign != 0.0 and t.SB[c] != NO_LEAD:
-            score += rave_score_term(t, sign * t.SB[c] / 32.0 - center)
+        if sign != 0.0:
+            lead = rave_child_lead(t, c)
+            if lead == lead:
+                score += rave_score_term(t, sign * lead - center)
         if t.rp.K > 0:
             n = t.N[c] + t.N0[c]
             score += t.rp.K * sqrt(logN / (n if n > 1.0 else 1.0))

@@ -479,6 +479,53 @@ def test_score_utility_steers_the_roots_visits_by_the_lead():
         cfg("rave.score_utility=2")
 
 
+class _TurningLeadNet(_LeadNet):
+    """A score head that reads Black ``lead`` points up just after a black
+    stone lands on ``point`` (the child of the root), and that many down
+    at every position deeper in its subtree."""
+
+    def evaluate_all(self, boards, want_features=False, want_lead=False):
+        import numpy as np
+        pri, feats = self.evaluate(boards, want_features)
+        vals = np.full(len(boards), 0.5, np.float32)
+        leads = []
+        for b in boards:
+            black = 0.0
+            if b.color_at(self.point) == BLACK:
+                black = self.lead if b.move_count <= 1 else -self.lead
+            leads.append(black * (1 if b.to_move == BLACK else -1))
+        leads = np.asarray(leads, np.float32)
+        return (pri, feats, vals, leads) if want_lead else (pri, feats, vals)
+
+
+def test_score_backup_reads_the_leads_the_subtree_backed_up():
+    """rave.score_backup: the root's score term reads a child's backed-up
+    lead (the mean of the leads its simulations brought back), not the
+    head's at the child.  B2 read 10 points up at the child and 10 down
+    everywhere below it takes nearly every visit on the head's lead, and
+    under half of those once its subtree's leads speak (its first
+    simulations end above any evaluated grandchild and bring back the
+    child's own +10)."""
+    b2 = pt("B2")
+
+    def run(backup):
+        s = Search(cfg("search.playouts=600", "search.early_stop=false", "rave.net_visits=4",
+                       "prior.dcnn_nodes=500", "rave.score_utility=0.5", "rave.score_scale=2",
+                       f"rave.score_backup={str(backup).lower()}"),
+                   evaluator=_TurningLeadNet(b2, 10.0))
+        s.set_position(Board(9), 7.0)
+        s.run()
+        t = s.tree
+        kid = [c[6] for c in t.children() if c[0] == b2][0]
+        return t, kid, {c[0]: c[1] for c in t.children()}
+
+    t, kid, v = run(False)
+    assert t.net_lead(kid) == 10.0 and v[b2] == max(v.values()) and v[b2] > 400
+    t, kid, vb = run(True)
+    assert t.net_lead(kid) == 10.0          # the head says the same at the child
+    assert vb[b2] < 0.6 * v[b2], (vb[b2], v[b2])
+
+
 def test_value_head_mixes_into_the_results():
     """search.value_lambda = 1: a simulation's result is the value at the
     deepest node the net evaluated, so a net sure that the side to move
