@@ -6,7 +6,7 @@ SIZECONFIG = $(if $(CONFIG),$(CONFIG),configs/$(SIZE)x$(SIZE).toml)
 GAMES   ?= 10
 SIZE    ?= 9
 
-.PHONY: node-deps venv deps build configs ringmaster test test-fast bench gtp selfplay match train regress gnugo annotate clean queues
+.PHONY: node-deps venv deps build configs ringmaster test test-fast bench gtp selfplay match train regress gnugo annotate clean queues queues-stop
 
 .venv/bin/python:
 	python3 -m venv .venv
@@ -91,6 +91,12 @@ queues: build
 	KG6="$(KG6_CMD)" nohup $(PY) -m tools.paper_queue >> runs/paper_queue.log 2>&1 &
 	KB10="$(KB10_CMD)" nohup nice -n 10 $(PY) -m tools.paper_queue --queue configs/strength/queue.txt \
 	  --fixed-only --workers 1 >> runs/strength_queue.log 2>&1 &
+
+# Both queues stop with what they run (tools.paper_queue on SIGTERM): the games finished are kept,
+# those under way are played again by the next `make queues`. Stop them before changing the
+# engine's code, so that no game starts on half a rebuild.
+queues-stop:
+	-pkill -TERM -f "tools.paper_queue" || true
 
 # The tactics suite (tests/data/tactics) at a small fixed budget.
 regress: build

@@ -45,6 +45,7 @@ import contextlib
 import glob
 import os
 import shlex
+import signal
 import subprocess
 import sys
 
@@ -195,6 +196,45 @@ def experiment_cmd(config, opts, extra):
     return [sys.executable, "-m", "tools.experiment", config, *opts, *extra]
 
 
+def descendants(pid):
+    """The live processes below ``pid``: its children, theirs and so on
+    (read from /proc; an empty list where there is none)."""
+    kids = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for d in names:
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat") as fh:
+                stat = fh.read()
+            ppid = int(stat[stat.rindex(")") + 2:].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        kids.setdefault(ppid, []).append(int(d))
+    out, todo = [], [pid]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
+def _stop(signum, frame):
+    """SIGTERM (``make queues-stop``): the entry under way stops with the
+    queue, its engines and teachers with it; the games it finished are
+    kept, and one under way is played again when the queue starts again."""
+    for p in descendants(os.getpid()):
+        try:
+            os.kill(p, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+    print("paper_queue: stopped (SIGTERM); the same command resumes", file=sys.stderr, flush=True)
+    raise SystemExit(128 + signum)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="python -m tools.paper_queue", description=__doc__.split("\n")[0])
     ap.add_argument("--queue", default=QUEUE)
@@ -212,6 +252,15 @@ def main(argv=None):
             what = ("done" if not left else "to run") if config == "run" else f"{full - left}/{full} games"
             print(f"{config} {' '.join(opts)}: {what}")
         return 0
+    old_term = signal.signal(signal.SIGTERM, _stop)
+    try:
+        return _run_queue(path, args)
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+
+
+def _run_queue(path, args):
+    """Each entry of the queue file at ``path`` in turn (:func:`main`)."""
     tried = set()
     while True:                       # the file again after every entry: edits count at the next
         todo = [(c, o) for c, o in entries(path) if (c, tuple(o)) not in tried]
