@@ -204,6 +204,11 @@ class MemoryConfig:
                     doc='phi for the first this many new nodes of a search (those the net sees anyway under '
                         'prior.dcnn_nodes); "all" (or 0) = every node, as the paper (memory.enabled = false for none)')
     confidence: bool = _f(True, doc="scale N_M by exp((max cos - 1) / tau), the closest entry's kernel against a perfect match (deviation)")
+    keep: str = _f("game", choices=("game", "search"),
+                   doc="what the memory holds: game = the entries of every search of the game, until clear_board "
+                       "(with memory.nodes of a few each search, a full memory carries many moves' searches); "
+                       "search = this search's entries only, emptied when the position changes (the paper adds "
+                       "every node, so at its budgets a full memory holds about one search)")
     recenter: bool = _f(False, doc="re-centre SimHash on the stored phi each time the memory doubles while it fills and "
                                    "after every memory_size new entries once full: the centre follows the game's "
                                    "positions, so a query ranks tens of candidates, not thousands (candidate "

@@ -199,8 +199,14 @@ class Search:
         previous root by one or two moves.  A new komi starts a new tree,
         unless it moved by at most ``komi_drift`` (the dynamic komi of
         handicap games, a little each move: the tree is kept and its
-        rollouts count with the new komi, as Pachi does)."""
+        rollouts count with the new komi, as Pachi does).  With
+        ``memory.keep = search`` a new position also empties the memory."""
         board = board.copy()
+        if self.memory is not None and self.cfg.memory.keep == "search" and self.root_board is not None \
+                and (board.size != self.root_board.size or board.move_count != self.root_board.move_count
+                     or board.position_hash != self.root_board.position_hash or komi != self.komi):
+            self.memory.clear()
+            self.ask.forget_nodes()
         if self.tree is not None and komi != self.komi and abs(komi - self.komi) <= komi_drift:
             self.komi = komi
             self.tree.configure(komi=komi)

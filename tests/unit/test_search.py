@@ -344,6 +344,32 @@ def test_mmcts_memory_hooks():
     assert len(mem) == 0
 
 
+@pytest.mark.parametrize("keep", ["game", "search"])
+def test_memory_keep_search_empties_the_memory_at_a_new_position(keep):
+    """memory.keep = search: the memory holds this search's entries only
+    (a new position empties it, the same position asked again does not);
+    game (the default) keeps every search's entries until clear_board."""
+    import dataclasses
+    from engine.config import MemoryConfig
+    from engine.memory import Memory
+    ev = ScriptedEvaluator(features=64)
+    mem = Memory(dataclasses.replace(MemoryConfig(), memory_size=2000, M=10, tau=0.1, D=128, **PAPER_MEMORY_CFG), 64)
+    s = Search(cfg("search.tree=uct", "search.playouts=200", "memory.enabled=true", *PAPER_MEMORY,
+                   "prior.dcnn_nodes=50", f"memory.keep={keep}"), evaluator=ev, memory=mem)
+    b = Board(9)
+    s.set_position(b, 7.0)
+    s.run()
+    first = len(mem)
+    assert first > 50
+    s.set_position(b, 7.0)                      # the same position again: nothing forgotten
+    assert len(mem) == first
+    b.play(b.legal_moves()[40])
+    s.set_position(b, 7.0)
+    assert len(mem) == (first if keep == "game" else 0)
+    s.run()
+    assert len(mem) > (first if keep == "game" else 50)
+
+
 def test_mmcts_memory_nodes_bounds_adds_and_syncs():
     import dataclasses
     from engine.config import MemoryConfig
