@@ -96,7 +96,7 @@ queues: build
 # those under way are played again by the next `make queues`. Stop them before changing the
 # engine's code, so that no game starts on half a rebuild.
 queues-stop:
-	-pkill -TERM -f "tools.paper_queue" || true
+	-pkill -TERM -f "[t]ools.paper_queue" || true   # [t]: not this recipe's own shell
 
 # The tactics suite (tests/data/tactics) at a small fixed budget.
 regress: build
