@@ -103,6 +103,16 @@ def cpu_seconds(pid):
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def alive(pid):
+    """Whether process ``pid`` is running (a zombie, exited but not yet
+    reaped by its parent, is gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
 def wait_until(pred, deadline, interval=0.05):
     """Poll ``pred`` until it holds or ``deadline`` seconds pass: the
     seconds it took, or None.  Deadlines are generous (tens of seconds);

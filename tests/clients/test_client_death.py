@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.conftest import PY, ROOT, cpu_seconds, wait_until
+from tests.conftest import PY, ROOT, alive, cpu_seconds, wait_until
 
 pytestmark = pytest.mark.slow
 
@@ -56,15 +56,6 @@ time.sleep(600)
 '''
 
 
-def _alive(pid):
-    """Running (a zombie, exited but not yet reaped by its new parent, is gone)."""
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def _engine(kind):
     cmd = [PY, os.path.join(ROOT, "gtp_main.py")] + (["analysis"] if kind == "json" else [])
     return cmd + ["--config", os.path.join(ROOT, "configs", "9x9.toml"), "--log-level", "WARNING",
@@ -81,23 +72,23 @@ def test_the_engine_leaves_with_its_client(tmp_path, kind, mode):
     pid = None
     try:
         pid = int(client.stdout.readline())
-        assert _alive(pid)
+        assert alive(pid)
         # searching: the engine has answered its first line, so its CPU time
         # from here on is the search's
         base = cpu_seconds(pid)
         assert wait_until(lambda: cpu_seconds(pid) >= base + 0.5, 120) is not None, "the engine never searched"
-        assert _alive(pid), "the engine ended before its client went away"
+        assert alive(pid), "the engine ended before its client went away"
         client.stdin.write("go\n")
         client.stdin.flush()
         if mode == "kill":
             client.send_signal(signal.SIGKILL)
             client.wait()
-        took = wait_until(lambda: not _alive(pid), 60)
+        took = wait_until(lambda: not alive(pid), 60)
         assert took is not None, f"the engine ({kind}) still runs 60 s after its client went away ({mode})"
         print(f"engine ({kind}, {mode}) gone {took:.2f} s after its client")
     finally:
         if client.poll() is None:
             client.kill()
             client.wait()
-        if pid and _alive(pid):
+        if pid and alive(pid):
             os.kill(pid, signal.SIGKILL)

@@ -177,38 +177,28 @@ def test_sigterm_stops_the_queue_and_the_entry_under_way(tmp_path):
     import signal
     import subprocess
     import sys
-    import time
+    from tests.conftest import ROOT, alive, wait_until
     q = tmp_path / "queue.txt"
     pidfile = tmp_path / "grandchild.pid"
+    # the entry: a child that starts a grandchild, says its pid, and both run until stopped
     script = ("import subprocess, sys, time; "
               "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)']); "
               f"open({str(pidfile)!r} + '.tmp', 'w').write(str(p.pid)); "
               f"__import__('os').replace({str(pidfile)!r} + '.tmp', {str(pidfile)!r}); time.sleep(600)")
     q.write_text(f"run --done never.txt python -c {json.dumps(script)}\n")
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    queue = subprocess.Popen([sys.executable, "-m", "tools.paper_queue", "--queue", str(q)], cwd=root,
+    queue = subprocess.Popen([sys.executable, "-m", "tools.paper_queue", "--queue", str(q)], cwd=ROOT,
                              stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 120           # a deadline for a busy machine, not a wait
-        while not pidfile.exists():
-            assert queue.poll() is None, queue.stderr.read()
-            assert time.monotonic() < deadline, "the entry never started"
-            time.sleep(0.05)
+        assert wait_until(lambda: pidfile.exists() or queue.poll() is not None, 120) is not None, \
+            "the entry never started"
+        assert queue.poll() is None, queue.stderr.read()
         grandchild = int(pidfile.read_text())
         assert grandchild in paper_queue.descendants(queue.pid)
         queue.send_signal(signal.SIGTERM)
         assert queue.wait(timeout=120) == 128 + signal.SIGTERM
         assert "stopped (SIGTERM)" in queue.stderr.read()
-        while True:                                 # gone, or a zombie waiting for its reaper
-            try:
-                with open(f"/proc/{grandchild}/stat") as fh:
-                    state = fh.read().rsplit(")", 1)[1].split()[0]
-            except OSError:
-                break
-            if state == "Z":
-                break
-            assert time.monotonic() < deadline, "the entry's own child outlived the queue"
-            time.sleep(0.05)
+        assert wait_until(lambda: not alive(grandchild), 120) is not None, \
+            "the entry's own child outlived the queue"
     finally:
         if queue.poll() is None:
             queue.kill()
