@@ -439,12 +439,14 @@ class _LeadNet(ScriptedEvaluator):
         super().__init__({})
         self.point, self.lead = point, lead
 
+    def black_lead(self, b):
+        return self.lead if b.color_at(self.point) == BLACK else 0.0
+
     def evaluate_all(self, boards, want_features=False, want_lead=False):
         import numpy as np
         pri, feats = self.evaluate(boards, want_features)
         vals = np.full(len(boards), 0.5, np.float32)
-        leads = np.asarray([(self.lead if b.color_at(self.point) == BLACK else 0.0) * (1 if b.to_move == BLACK else -1)
-                            for b in boards], np.float32)
+        leads = np.asarray([self.black_lead(b) * (1 if b.to_move == BLACK else -1) for b in boards], np.float32)
         return (pri, feats, vals, leads) if want_lead else (pri, feats, vals)
 
 
@@ -484,18 +486,10 @@ class _TurningLeadNet(_LeadNet):
     stone lands on ``point`` (the child of the root), and that many down
     at every position deeper in its subtree."""
 
-    def evaluate_all(self, boards, want_features=False, want_lead=False):
-        import numpy as np
-        pri, feats = self.evaluate(boards, want_features)
-        vals = np.full(len(boards), 0.5, np.float32)
-        leads = []
-        for b in boards:
-            black = 0.0
-            if b.color_at(self.point) == BLACK:
-                black = self.lead if b.move_count <= 1 else -self.lead
-            leads.append(black * (1 if b.to_move == BLACK else -1))
-        leads = np.asarray(leads, np.float32)
-        return (pri, feats, vals, leads) if want_lead else (pri, feats, vals)
+    def black_lead(self, b):
+        if b.color_at(self.point) != BLACK:
+            return 0.0
+        return self.lead if b.move_count <= 1 else -self.lead
 
 
 def test_score_backup_reads_the_leads_the_subtree_backed_up():
