@@ -204,11 +204,16 @@ cdef int rave_select(NodePool t, int node, rng_t* rng) noexcept nogil:
         logN = log(n if n > 1.0 else 1.0)
     if t.rp.score_utility > 0 and node == t.root:
         if t.rp.score_backup and t.lead_n[t.nn + 1] > 0:
-            sign = 1.0 if t.root_board.to_move == BLACK else -1.0
-            center = sign * t.lead_sum[t.nn + 1] / t.lead_n[t.nn + 1]
+            center = t.lead_sum[t.nn + 1] / t.lead_n[t.nn + 1]
         elif t.SB[node] != NO_LEAD:
+            center = t.SB[node] / 32.0
+        else:
+            center = NAN
+        if center == center:          # a lead for the root: the term speaks for the side to move
             sign = 1.0 if t.root_board.to_move == BLACK else -1.0
-            center = sign * t.SB[node] / 32.0
+            center *= sign
+        else:
+            center = 0.0
     while c >= 0:
         score = rave_value(t, c)
         if sign != 0.0:
