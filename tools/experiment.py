@@ -269,9 +269,13 @@ def _save_record(path, rec):
 def pending_jobs(exp, out_root, games=None, only=None, xs=None):
     """The games still to play: (record path, variant sets, baseline sets,
     size, komi, index, seconds per move or None, engine config or None)
-    for each missing record."""
-    jobs = []
+    for each missing record, the variants taken in turn (game 1 of each,
+    then game 2 of each, ...), so that a run stopped short has every
+    point of its curve at about the same number of games."""
+    per_variant = []
     for v in exp["variant"]:
+        jobs = []
+        per_variant.append(jobs)
         if only and v["series"] not in only:
             continue
         if xs and float(v["x"]) not in xs:
@@ -286,7 +290,10 @@ def pending_jobs(exp, out_root, games=None, only=None, xs=None):
             if not os.path.exists(p):
                 jobs.append((p, v_sets, b_sets, exp["size"], exp["komi"], i,
                              v.get("seconds", exp.get("seconds")), exp.get("engine")))
-    return jobs
+    out = []
+    for k in range(max((len(j) for j in per_variant), default=0)):
+        out += [j[k] for j in per_variant if k < len(j)]
+    return out
 
 
 def _records(vdir):

@@ -119,6 +119,19 @@ def test_variant_seconds_override_and_bad_seconds_named(tmp_path):
         experiment.load(str(f))
 
 
+def test_pending_games_take_the_variants_in_turn(tmp_path):
+    """A run stopped short has every point of its curve at about the same
+    number of games: the pending games go game 1 of each variant, then
+    game 2 of each, and so on, a variant with fewer left dropping out."""
+    f, exp = _experiment_file(tmp_path, 'games = 3\n'
+                              '[[variant]]\nseries = "a"\nx = 1\nsets = ["search.playouts=10"]\n'
+                              '[[variant]]\nseries = "b"\nx = 2\nsets = ["search.playouts=10"]\n')
+    (tmp_path / "out" / "a-1").mkdir(parents=True)
+    (tmp_path / "out" / "a-1" / "game-0001.json").write_text("{}")
+    order = [(path.split("/")[-2], index) for path, *_, index, _s, _e in experiment.pending_jobs(exp, str(tmp_path / "out"))]
+    assert order == [("a-1", 1), ("b-2", 0), ("a-1", 2), ("b-2", 1), ("b-2", 2)]
+
+
 def test_first_game_plays_the_later_games_with_their_own_seeds(tmp_path):
     """A variant with first_game = K is left only its games from the K-th
     on, with the indices (so seeds and colours) those games have in a run
