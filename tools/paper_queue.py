@@ -37,13 +37,19 @@ on a clock it holds ``runs/quiet-cores`` (tools.quiet): the
 teacher's self-play (``tools.teacher_play``) no chunk until the match is
 over (any other ``run`` entry under way goes on).
 
+A queue file runs in one queue at a time: a second queue started on the
+same file (a second ``make queues``) says which process holds it and
+exits, where two would play the same games twice.
+
 On a machine with more cores, ``--workers N`` (or an entry's own
 ``--ray``) runs N games at once.
 """
 import argparse
 import contextlib
+import fcntl
 import glob
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -252,11 +258,48 @@ def main(argv=None):
             what = ("done" if not left else "to run") if config == "run" else f"{full - left}/{full} games"
             print(f"{config} {' '.join(opts)}: {what}")
         return 0
+    lock = hold(path)
+    if lock is None:
+        return 3
     old_term = signal.signal(signal.SIGTERM, _stop)
     try:
         return _run_queue(path, args)
     finally:
         signal.signal(signal.SIGTERM, old_term)
+        lock.close()
+
+
+def lock_path(path):
+    """The lock of the queue that runs ``path``: runs/queue-<its path>.lock
+    for a queue file in this checkout, <the file>.lock beside one elsewhere."""
+    full = os.path.abspath(path)
+    rel = os.path.relpath(full, HERE)
+    if rel.startswith(".."):
+        return full + ".lock"
+    return os.path.join(HERE, "runs", "queue-" + re.sub(r"[^A-Za-z0-9]+", "-", rel).strip("-") + ".lock")
+
+
+def hold(path):
+    """The open lock file of the queue file at ``path``, held for this
+    process's life (the lock goes with the process, however it ends), or
+    None, said on stderr, when another queue holds it."""
+    lp = lock_path(path)
+    os.makedirs(os.path.dirname(lp), exist_ok=True)
+    fh = open(lp, "a+")
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.seek(0)
+        holder = fh.read().strip() or "?"
+        fh.close()
+        print(f"paper_queue: {os.path.relpath(path, HERE)} already runs in process {holder}; "
+              "`make queues-stop` stops it", file=sys.stderr, flush=True)
+        return None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(f"{os.getpid()}\n")
+    fh.flush()
+    return fh
 
 
 def _run_queue(path, args):

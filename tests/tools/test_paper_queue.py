@@ -202,3 +202,36 @@ def test_sigterm_stops_the_queue_and_the_entry_under_way(tmp_path):
     finally:
         if queue.poll() is None:
             queue.kill()
+
+
+def test_a_second_queue_on_the_same_file_says_who_runs_it_and_exits(tmp_path):
+    """A second `make queues` would play every game of the first twice: a
+    queue started on a file that another queue runs names that process and
+    exits; another file runs beside it, and the file is free again once
+    the first queue has stopped."""
+    import signal
+    import subprocess
+    import sys
+    from tests.conftest import ROOT, wait_until
+    q, other = tmp_path / "queue.txt", tmp_path / "other.txt"
+    started = tmp_path / "started"
+    q.write_text(f"run --done never.txt python -c {json.dumps(f'open({str(started)!r}, {chr(39)}w{chr(39)}); __import__({chr(39)}time{chr(39)}).sleep(600)')}\n")
+    other.write_text("# nothing to run\n")
+    cmd = [sys.executable, "-m", "tools.paper_queue", "--queue"]
+    first = subprocess.Popen(cmd + [str(q)], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+    try:
+        assert wait_until(lambda: started.exists() or first.poll() is not None, 120) is not None
+        assert first.poll() is None, first.stderr.read()
+        second = subprocess.run(cmd + [str(q)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert second.returncode == 3
+        assert f"already runs in process {first.pid}" in second.stderr
+        beside = subprocess.run(cmd + [str(other)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert beside.returncode == 0, beside.stderr
+        first.send_signal(signal.SIGTERM)
+        assert first.wait(timeout=120) == 128 + signal.SIGTERM
+        q.write_text("# done\n")
+        third = subprocess.run(cmd + [str(q)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        assert third.returncode == 0, third.stderr
+    finally:
+        if first.poll() is None:
+            first.kill()
