@@ -285,6 +285,9 @@ class NetConfig:
     symmetry: str = _f("none", choices=("none", "random"),
                        doc="the board's orientation the net sees in the search: none (as it stands), or random "
                            "(a symmetry drawn for each batch, the answer turned back, as KataGo does)")
+    root_symmetries: int = _f(1, 1, 8, doc="the root's move priors as the mean of the net's answer over the "
+                              "first this many of the board's eight symmetries (KataGo's "
+                              "rootNumSymmetriesToSample): 1 reads the board as it stands")
 
 
 @dataclass(frozen=True)

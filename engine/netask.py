@@ -10,6 +10,7 @@ It owns what a search asks of its evaluator and of the M-MCTS memory:
   each node's children, the features to the memory;
 - ``evaluate(nodes, boards)``: the uct tree's net rows for new leaves;
 - ``value_root_children()``: the value head for every child of the root;
+- ``root_policy()``: the root's priors over the board's symmetries;
 - the memory's steps (add, query, back up: Xiao et al., equation 9) and
   refreshes;
 - the counts of a search: ``nets_asked``, ``mem_asked`` (reset by
@@ -149,6 +150,18 @@ class NetAsk:
                 if want and feats is not None:
                     self.memory_step(node, board, feats[i])
                     self.mem_asked += 1
+
+    def root_policy(self):
+        """``net.root_symmetries`` above 1: the root's move priors as the
+        mean of the net's answer over the first that many of the board's
+        eight symmetries (KataGo's rootNumSymmetriesToSample; a net that is
+        not quite symmetric errs differently in each, and the root's priors
+        steer the search most), or None (one symmetry, or no net to ask)."""
+        k = self.cfg.net.root_symmetries
+        net = self.net
+        if k <= 1 or net is None or not hasattr(net, "raw"):
+            return None
+        return net.raw(self.root_board, symmetries=range(k))["policy"]
 
     def value_used(self):
         t = self.cfg.search

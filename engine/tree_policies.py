@@ -130,6 +130,10 @@ class RavePolicy(TreePolicy):
         tree.expand_root()
         if net is not None and cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
             ask.answer([(root, -2, -2, view.root_board)])
+        if net is not None and cfg.prior.dcnn_nodes > 0:
+            pol = ask.root_policy()          # net.root_symmetries: a reused root's too
+            if pol is not None:
+                tree.replace_net_priors(root, pol)
         if max(cfg.search.value_visits) > 0 and ask.value_used():   # a net with a value head
             ask.value_root_children()
         tree.set_net_budget(cfg.prior.dcnn_nodes - ask.nets_asked if net is not None else 0)
@@ -217,6 +221,9 @@ class UctPolicy(TreePolicy):
     def start(self, view):
         if view.ask.evaluator is not None and view.cfg.prior.dcnn_nodes > 0:
             view.ask.evaluate([view.tree.root_id], [view.root_board])
+            pol = view.ask.root_policy()     # net.root_symmetries
+            if pol is not None:
+                view.tree.set_priors(view.tree.root_id, pol)
 
     def stepper(self, view):
         tree, ask, batch_size = view.tree, view.ask, view.cfg.search.batch_size

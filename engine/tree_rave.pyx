@@ -54,6 +54,28 @@ cdef void rave_add_net_priors(NodePool t, int node, const float* pr) noexcept no
         c = t.next_sibling[c]
 
 
+cdef void rave_replace_net_priors(NodePool t, int node, const float* pr) noexcept nogil:
+    """The net's move probabilities pr[nn+1] in place of those the
+    children of ``node`` have (rave_add_net_priors gave them): each child's
+    P, and its prior wins moved by the net weight * (sqrt(p new) - sqrt(p
+    old)), never below none."""
+    cdef double d, w = rave_net_weight(t), p, old
+    cdef int c = t.first_child[node]
+    while c >= 0:
+        if t.move[c] != t.nn:
+            p = pr[t.move[c]]
+            old = p_value(t.P[c])
+            d = w * (sqrt(p if p > 0 else 0.0) - sqrt(old if old > 0 else 0.0))
+            if t.N0[c] + d < 0:
+                d = -t.N0[c]
+            if t.W0[c] + d < 0:
+                d = -t.W0[c]
+            t.N0[c] += d
+            t.W0[c] += d
+        t.P[c] = p_code(pr[t.move[c]])
+        c = t.next_sibling[c]
+
+
 cdef double rave_value(NodePool t, int c) noexcept nogil:
     """The mean and the AMAF mean by beta = aN / (aN + n + n aN / k)
     (Silver), fpu with no statistics; then the M-MCTS memory blend when it

@@ -18,7 +18,7 @@ from engine.atomics cimport (atomic_add_f, atomic_add_d, atomic_fetch_add_i, ato
                              atomic_load_acq_i32, atomic_store_rel_i32, atomic_fetch_or_u8, atomic_fetch_and_u8)
 from engine.tree_policy cimport tree_policy_t
 from engine.tree_uct cimport uct_policy
-from engine.tree_rave cimport rave_policy, rave_net_weight, rave_add_net_priors
+from engine.tree_rave cimport rave_policy, rave_net_weight, rave_add_net_priors, rave_replace_net_priors
 cimport numpy as cnp
 import numpy as np
 from board_ext.playout import POLICIES
@@ -584,6 +584,23 @@ cdef class Tree(NodePool):
         self._add_lead_at(node, black_lead)
         rave_add_net_priors(self, node, &pr[0])
         atomic_fetch_or_u8(&self.flags[node], NET_DONE)
+        return True
+
+    def replace_net_priors(self, int node, priors):
+        """The rave tree: the net's move probabilities (length nn+1) in
+        place of those node's children were given (:meth:`add_net_priors`;
+        engine/tree_rave.pyx rave_replace_net_priors), e.g. the root's as
+        the mean over the board's symmetries (``net.root_symmetries``).
+        Not while threads run.  Returns False when node has no net priors
+        to replace."""
+        cdef cnp.ndarray[cnp.float32_t, ndim=1] pr = np.ascontiguousarray(priors, np.float32)
+        if pr.shape[0] != self.nn + 1:
+            raise ValueError(f"priors must have {self.nn + 1} entries")
+        if node < 0 or node >= self.capacity:
+            raise ValueError("bad node")
+        if not (self.flags[node] & NET_DONE) or self.first_child[node] < 0:
+            return False
+        rave_replace_net_priors(self, node, &pr[0])
         return True
 
     def memory_backup(self, int leaf, double VM, double NM, double eta):
