@@ -320,11 +320,17 @@ class Nets:
 
     def raw_move(self, board):
         """The net's most probable move in ``board`` (net.rawnet: no search;
-        a pass when it rates no point), or None without a net."""
+        a pass when it rates no point; with ``net.root_symmetries`` above 1
+        the mean over that many of the board's symmetries, as a search's
+        root reads it), or None without a net."""
         ev = self.get(board.size)
         if ev is None:
             return None
-        pr = list(ev.evaluate([board])[0][0])
+        k = configmod.at_size(self._cfg(), board.size).net.root_symmetries
+        if k > 1 and hasattr(ev, "raw"):
+            pr = list(ev.raw(board, symmetries=range(k))["policy"])
+        else:
+            pr = list(ev.evaluate([board])[0][0])
         best = max(range(len(pr)), key=lambda i: pr[i])
         return board.pass_move if pr[best] <= 0 else best
 

@@ -869,6 +869,25 @@ def test_root_symmetries_give_the_root_the_mean_over_the_boards_symmetries(tree)
         assert abs(d["prior"] - mean[d["move"]]) < 2e-3
 
 
+def test_the_raw_net_reads_the_root_symmetries_too():
+    """net.rawnet with net.root_symmetries = 8 plays the most probable move
+    of the mean over the eight symmetries, not of the board as it stands."""
+    from engine import config, factory
+    torch.manual_seed(3)
+    net = GoNet(ModelConfig.tiny(N, value_head=True))
+    with torch.no_grad():
+        net.fc.weight.mul_(200)
+    ev = Evaluator(net, cache_size=0)
+    b = Board(N)
+    for p in (10, 20, 41):
+        b.play(p)
+    best = {k: int(np.argmax(ev.raw(b, range(k))["policy"])) for k in (1, 8)}
+    assert best[1] != best[8]
+    for k in (1, 8):
+        cfg = config.load(None, ["net.rawnet=true", f"net.root_symmetries={k}"])
+        assert factory.Nets(lambda: cfg, factory=lambda size: ev).raw_move(b) == best[k]
+
+
 def test_a_batch_that_runs_out_of_memory_is_run_in_smaller_batches(capsys):
     """A batch the device cannot hold (torch's OutOfMemoryError, as CUDA
     raises it) is run again in halves, with one line on stderr, and gives
