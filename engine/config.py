@@ -282,9 +282,10 @@ class NetConfig:
                             "or fp64 (the same answers on every CPU, slower: the trees of tests/tree_fingerprint.py)")
     required: bool = _f(False, doc="fail if no weights for this size (else play without the net)")
     rawnet: bool = _f(False, doc="play the net's most probable legal move, no search")
-    symmetry: str = _f("none", choices=("none", "random"),
-                       doc="the board's orientation the net sees in the search: none (as it stands), or random "
-                           "(a symmetry drawn for each batch, the answer turned back, as KataGo does)")
+    symmetry: str = _f("none", choices=("none", "random", "all"),
+                       doc="the board's orientation the net sees in the search: none (as it stands), random "
+                           "(a symmetry drawn for each batch, the answer turned back, as KataGo does), or all "
+                           "(the mean over the eight, eight times the net's work)")
     root_symmetries: int = _f(1, 1, 8, doc="the root's move priors as the mean of the net's answer over the "
                               "first this many of the board's eight symmetries (KataGo's "
                               "rootNumSymmetriesToSample): 1 reads the board as it stands")

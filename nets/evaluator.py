@@ -223,8 +223,8 @@ class Evaluator:
                  device: str = "cpu", symmetry: str = "none"):
         import random
         import torch
-        if symmetry not in ("none", "random"):
-            raise ValueError(f"symmetry must be 'none' or 'random', got {symmetry!r}")
+        if symmetry not in ("none", "random", "all"):
+            raise ValueError(f"symmetry must be 'none', 'random' or 'all', got {symmetry!r}")
         self.symmetry = symmetry
         self._sym_rng = random.Random(0)
         if threads:
@@ -346,8 +346,12 @@ class Evaluator:
         turned by a symmetry drawn for it and the move logits turned back
         (KataGo's way: a net that is not quite symmetric errs differently in
         each orientation, and the tree averages the errors); a batch whose
-        features are asked for (the M-MCTS memory's keys) is not turned."""
+        features are asked for (the M-MCTS memory's keys) is not turned.
+        With ``symmetry = "all"`` every board is read in all eight
+        orientations (:meth:`_run_all`)."""
         from nets.model import turn, turn_back_moves
+        if self.symmetry == "all":
+            return self._run_all(boards, want_lead, want_features)
         torch = self._torch
         B, n = len(boards), self.board_size
         xt = self._input(boards)
@@ -369,6 +373,40 @@ class Evaluator:
             values = None if vlogit is None else self._probability(vlogit)
             # (B, C, n, n) in NCHW order whatever the memory format; none from a turned board
             feats = None if s else feats.float().contiguous().reshape(B, -1).cpu().numpy()
+        return logits, values, feats, leads
+
+    def _run_all(self, boards, want_lead=False, want_features=False):
+        """:meth:`_run` over the eight symmetries at once (a batch of 8 B):
+        the mean of each symmetry's probabilities over the legal moves (as
+        log-probabilities, so that the softmax over the legal moves gives it
+        back), the value's and the
+        lead's mean, as :meth:`raw` gives them; the features are the board's
+        as it stands (the memory's keys)."""
+        from nets.model import turn, turn_back_moves
+        torch = self._torch
+        B, n = len(boards), self.board_size
+        xt = self._input(boards)
+        x8 = torch.cat([turn(xt, s) for s in range(8)])
+        x8 = x8.contiguous(memory_format=torch.channels_last) if self.channels_last else x8.contiguous()
+        leads = None
+        with torch.inference_mode(), self._autocast():
+            if want_lead and self.has_aux:
+                logits, vlogit, score, _own, feats = self.model.forward_heads(x8)
+                leads = score.float().reshape(8, B).mean(0).cpu().numpy().astype(np.float32)
+            else:
+                logits, vlogit, feats = self.model.forward_all(x8)
+            logits = logits.float()
+            logits = torch.cat([turn_back_moves(logits[k * B:(k + 1) * B], k, n) for k in range(8)])
+            legal = np.zeros((B, n * n + 1), bool)
+            legal[:, n * n] = True
+            for i, b in enumerate(boards):
+                legal[i, list(b.legal_moves())] = True
+            logits = logits.masked_fill(~torch.from_numpy(legal).to(logits.device).repeat(8, 1), float("-inf"))
+            probs = torch.softmax(logits, dim=1).reshape(8, B, -1).mean(0)
+            logits = torch.log(probs.clamp_min(1e-30)).cpu().numpy().copy()
+            values = None if vlogit is None else \
+                torch.sigmoid(vlogit.float()).reshape(8, B).mean(0).cpu().numpy().astype(np.float32)
+            feats = feats[:B].float().contiguous().reshape(B, -1).cpu().numpy() if want_features else None
         return logits, values, feats, leads
 
     def _run_fitting(self, boards, want_lead=False, want_features=False):

@@ -808,7 +808,7 @@ def test_a_random_symmetry_a_batch_turns_the_board_and_the_answer_back():
         pri, feats, val = ev.evaluate_all([b], want_features=True)
         assert np.allclose(pri, p0, atol=1e-6) and np.allclose(feats, f0, atol=1e-6)
     with pytest.raises(ValueError, match="symmetry"):
-        Evaluator(m, symmetry="all")
+        Evaluator(m, symmetry="sideways")
     ev = factory.load_evaluator(config.load(None, ["net.symmetry=random", "prior.evaluator=net"]), 9)
     assert ev.symmetry == "random"
 

@@ -84,3 +84,29 @@ def test_the_raw_net_reads_the_root_symmetries_too():
     for k in (1, 8):
         cfg = config.load(None, ["net.rawnet=true", f"net.root_symmetries={k}"])
         assert factory.Nets(lambda: cfg, factory=lambda size: ev).raw_move(b) == best[k]
+
+
+def test_symmetry_all_reads_every_board_in_all_eight_orientations():
+    """net.symmetry = all: each board of a batch is the mean of the net's
+    answer over the eight symmetries (priors over the legal moves, value,
+    lead) as Evaluator.raw gives it; the features stay the board's own."""
+    from engine import config, factory
+    torch.manual_seed(4)
+    net = GoNet(ModelConfig.tiny(N, value_head=True, aux_heads=True))
+    with torch.no_grad():
+        net.fc.weight.mul_(200)
+    ev = Evaluator(net, cache_size=0, symmetry="all")
+    plain = Evaluator(net, cache_size=0)
+    boards = [Board(N)]
+    for p in (10, 20, 41):
+        boards.append(boards[-1].copy())
+        boards[-1].play(p)
+    pri, feats, val, lead = ev.evaluate_all(boards, want_features=True, want_lead=True)
+    p0, f0, v0 = plain.evaluate_all(boards, want_features=True)
+    assert np.abs(pri - p0).max() > 0.01                     # not the board as it stands
+    for i, b in enumerate(boards):
+        want = plain.raw(b, range(8))
+        assert np.allclose(pri[i], want["policy"], atol=1e-5)
+        assert abs(float(val[i]) - want["value"]) < 1e-5 and abs(float(lead[i]) - want["lead"]) < 1e-4
+    assert np.allclose(feats, f0, atol=1e-6)
+    assert factory.load_evaluator(config.load(None, ["net.symmetry=all", "prior.evaluator=net"]), 9).symmetry == "all"
