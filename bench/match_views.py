@@ -26,8 +26,8 @@ import re
 import statistics
 import sys
 
-NODE = re.compile(r";((?:[^;\[]|\[(?:\\.|[^\]\\])*\])*)", re.S)
-MOVE = re.compile(r"\b([BW])\[([a-s]{0,2})\]")
+from match_playouts import MOVE, NODE           # bench/: the SGF's nodes and moves, read the same way
+
 RATE = re.compile(r"C\[\S+ winrate ([0-9.]+)%")
 PHASES = ((0, 50), (50, 100), (100, 150), (150, 200), (200, 1 << 30))
 BUCKETS = (("other side's view below 35%", 0.0, 0.35), ("35-65%", 0.35, 0.65), ("above 65%", 0.65, 1.01))
