@@ -128,9 +128,9 @@ class RavePolicy(TreePolicy):
         net = ask.net
         root = tree.root_id
         tree.expand_root()
-        if net is not None and cfg.prior.dcnn_nodes > 0 and not tree.has_net_priors(root):
-            ask.answer([(root, -2, -2, view.root_board)])
         if net is not None and cfg.prior.dcnn_nodes > 0:
+            if not tree.has_net_priors(root):
+                ask.answer([(root, -2, -2, view.root_board)])
             pol = ask.root_policy()          # net.root_symmetries: a reused root's too
             if pol is not None:
                 tree.replace_net_priors(root, pol)
