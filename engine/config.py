@@ -278,7 +278,7 @@ class NetConfig:
                      doc="where the net runs: cpu, cuda (a GPU torch sees), auto (cuda if there is one)")
     cache_size: int = _f(20000, 0, 10**7, doc="evaluator cache entries")
     precision: str = _f("fp32", choices=("fp32", "bf16", "fp64"),
-                        doc="fp32, bf16 (faster on a CPU with bf16 support, bench/net.py; moves may differ), "
+                        doc="fp32, bf16 (faster on a CPU with native bf16, bench/net.py; moves may differ; without it the net runs fp32), "
                             "or fp64 (the same answers on every CPU, slower: the trees of tests/tree_fingerprint.py)")
     required: bool = _f(False, doc="fail if no weights for this size (else play without the net)")
     rawnet: bool = _f(False, doc="play the net's most probable legal move, no search")

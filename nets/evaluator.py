@@ -199,6 +199,20 @@ def resolve_device(device: str) -> str:
     return device
 
 
+def bf16_is_native(device: str) -> bool:
+    """Whether bf16 runs natively on ``device``: a GPU that supports it, or
+    a CPU whose oneDNN has bf16 instructions (AVX512-BF16 or AMX).  Without
+    them torch emulates bf16, some 50 times slower than fp32 (an AVX2 EPYC:
+    the Clark-Storkey net 750 ms a position at batch 8 against 15 ms)."""
+    import torch
+    if device.startswith("cuda"):
+        return bool(torch.cuda.is_bf16_supported())
+    try:
+        return bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    except (AttributeError, RuntimeError):
+        return False
+
+
 class Evaluator:
     """Batched move priors (+ Conv7 features) of a :class:`nets.model.GoNet`.
 
@@ -206,7 +220,9 @@ class Evaluator:
     :meth:`Evaluator.load`.  ``threads`` sets torch's (process-wide)
     intra-op thread count.  ``precision``: "fp32" (default; the net runs
     channels_last, which oneDNN runs faster on CPU), "bf16" (autocast;
-    3-4x faster at batch >= 16 on CPUs with AMX, outputs still float32) or
+    3-4x faster at batch >= 16 on CPUs with AMX, outputs still float32; on
+    a CPU without native bf16 the net runs fp32, :func:`bf16_is_native`, with
+    one line on stderr; ``precision_asked`` keeps what was asked) or
     "fp64" (float64 throughout, the outputs rounded to float32: a CPU's
     vector units round float32 sums differently, by 1e-6 and by the batch's
     size, which a search's tree amplifies; in float64 the difference is
@@ -233,6 +249,14 @@ class Evaluator:
         if precision not in ("fp32", "bf16", "fp64"):
             raise ValueError(f"precision must be 'fp32', 'bf16' or 'fp64', got {precision!r}")
         self.device = resolve_device(device)
+        self.precision_asked = precision
+        if precision == "bf16" and not bf16_is_native(self.device):
+            # emulated bf16 (no AVX512-BF16 or AMX on this CPU) runs the net some 50
+            # times slower than fp32: a setting for speed must not cost it
+            print(f"net: bf16 asked, but this {self.device.upper()} has no native bf16 "
+                  f"(emulated it runs some 50 times slower); the net runs fp32",
+                  file=sys.stderr, flush=True)
+            precision = "fp32"
         self.precision = precision
         self.channels_last = precision == "fp32"
         self.model = model.eval().to(self.device)

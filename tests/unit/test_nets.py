@@ -570,11 +570,14 @@ def test_init_from_widens_a_residual_net_with_global_pooling(tmp_path):
         assert torch.allclose(u, v, atol=1e-5)
 
 
-def test_net_precision_reaches_the_evaluator(tmp_path):
-    """net.precision = bf16 runs the net under bf16 autocast: the same
-    priors within bf16's rounding, and the config names a bad value."""
+def test_net_precision_reaches_the_evaluator(tmp_path, monkeypatch):
+    """net.precision = bf16 runs the net under bf16 autocast (where the CPU
+    runs bf16 natively; forced here, so the test holds on every CPU): the
+    same priors within bf16's rounding, and the config names a bad value."""
     from engine import config
     from engine.factory import load_evaluator
+    import nets.evaluator
+    monkeypatch.setattr(nets.evaluator, "bf16_is_native", lambda device: True)
     torch.manual_seed(0)
     w = tmp_path / "tiny.pt"
     torch.save(GoNet(ModelConfig.tiny(N, value_head=True)).state_dict(), w)
@@ -589,6 +592,29 @@ def test_net_precision_reaches_the_evaluator(tmp_path):
     assert np.abs(p32 - p16).max() < 0.02 and not np.array_equal(p32, p16)
     with pytest.raises(config.ConfigError, match="net.precision"):
         config.load(None, ["net.precision=fp8"])
+
+
+def test_bf16_without_native_support_runs_fp32_and_says_so(tmp_path, monkeypatch, capsys):
+    """On a CPU with no native bf16 (emulated, some 50 times slower) the net
+    asked for bf16 runs fp32, with one line on stderr: the same priors as
+    fp32 exactly, and the evaluator keeps what was asked."""
+    from engine import config
+    from engine.factory import load_evaluator
+    import nets.evaluator
+    monkeypatch.setattr(nets.evaluator, "bf16_is_native", lambda device: False)
+    torch.manual_seed(0)
+    w = tmp_path / "tiny.pt"
+    torch.save(GoNet(ModelConfig.tiny(N, value_head=True)).state_dict(), w)
+    ev32 = load_evaluator(config.load(None, [f"net.weights={w}"]), N)
+    capsys.readouterr()
+    ev = load_evaluator(config.load(None, [f"net.weights={w}", "net.precision=bf16"]), N)
+    err = capsys.readouterr().err
+    assert (ev.precision, ev.precision_asked, ev.channels_last) == ("fp32", "bf16", True)
+    assert err.count("\n") == 1 and "bf16" in err and "runs fp32" in err
+    b = Board(N)
+    for m in GAMES[1][0][:12]:
+        b.play(m)
+    assert np.array_equal(ev.evaluate([b])[0], ev32.evaluate([b])[0])
 
 
 def test_fp64_precision_answers_below_float32s_rounding():
