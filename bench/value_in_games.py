@@ -131,6 +131,8 @@ def main(argv=None):
                     ref = black if c == "B" else 1.0 - black
                     net = 1.0 - ev.raw(b, (0,))["value"]      # the net speaks for the side to move
                     rows.append((t, ref, net, w))
+                print(f"value_in_games: {name} game {k + 1}/{len(texts)}, {len(rows)} positions", file=sys.stderr,
+                      flush=True)
             print(f"\n{name} ({folder}, {len(texts)} games, every {a.every}, the teacher at {a.visits} visits, "
                   f"net {a.weights or 'shipped'})")
             print("| positions | n | net MAE | search MAE | net bias | search bias |\n|---|---|---|---|---|---|")
