@@ -579,6 +579,8 @@ def test_value_backup_keeps_the_subtrees_values_apart_from_the_results():
     other = [k for m, k in kids.items() if m != e5][0]
     o = t.node(other)
     assert t.value(other) == pytest.approx(o["VW"] / o["VN"], abs=1e-6)
+    # the win rates reported (and read for resigning) are the same mix
+    assert {d["move"]: d["winrate"] for d in s.analysis()}[e5] == pytest.approx(1.0)
     # without it (the default) the pool keeps no such arrays
     s0 = Search(cfg("search.playouts=100", "rave.net_visits=4", "prior.dcnn_nodes=500",
                     "search.value_lambda=1.0"), evaluator=_ValueNet(e5))
