@@ -266,8 +266,7 @@ class Search:
         if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
             lam = lam[board_phase(board)] if len(lam) == 3 else lam[0]
             self.tree.configure(value_lambda=lam)
-            if self.cfg.search.tree == "rave" and self.cfg.rave.value_backup:
-                self.value_mix = lam        # the reported win rates mix the subtree's values as the selection does
+            self.value_mix = self.policy.value_mix(self.cfg, lam)   # as the selection mixes them
 
     def _root_set(self):
         """After a new root: forbid its positional-superko moves (the tree

@@ -102,6 +102,12 @@ class TreePolicy:
         """The kernel's parameters from its table (a dict: Tree.set_params)."""
         return dataclasses.asdict(getattr(cfg, self.table))
 
+    def value_mix(self, cfg, lam):
+        """The weight of the subtree's value evaluations in a child's
+        reported win rate (as in its selection), at the value weight
+        ``lam`` of this root; 0: the win rates are the simulations' own."""
+        return 0.0
+
     def new_root(self, view):
         pass
 
@@ -122,6 +128,9 @@ class RavePolicy(TreePolicy):
     net's priors as a further term; threads share it."""
     name, table, kernel, threaded, lcb = "rave", "rave", "rave", True, True
     expands_all = reads_value = True
+
+    def value_mix(self, cfg, lam):
+        return lam if cfg.rave.value_backup else 0.0     # AlphaGo's mixing (tree_rave.pyx rave_value)
 
     def start(self, view):
         tree, ask, cfg = view.tree, view.ask, view.cfg
