@@ -125,6 +125,12 @@ class RaveConfig:
                             "the leads its simulations backed up, KataGo's dynamic scoreMean) against the mean over "
                             "all of the root's, once it has any; off: the score head's lead at the child against "
                             "the root's")
+    value_backup: bool = _f(False, doc="AlphaGo's mixing of the value head (search.value_lambda): each node keeps "
+                            "the mean value of the nodes of its subtree the net evaluated, each once, apart from "
+                            "the rollouts, and its value in the selection is (1 - lambda) its rollouts' and RAVE's "
+                            "+ lambda that mean; every child of the root gets its value in one batch a move; a "
+                            "simulation's result is its rollout's alone (off: lambda of the value at the deepest "
+                            "evaluated node of the path enters each result)")
 
 
 @dataclass(frozen=True)

@@ -43,6 +43,7 @@ cdef class NodePool:
     cdef double lambda_c
     cdef bint lambda_capped
     cdef double value_lambda      # weight of the value head in a simulation's result (search.value_lambda)
+    cdef bint value_apart         # rave.value_backup on a rave tree: the value in each node's mean, not in the results
     cdef int net_budget           # net requests left in this search
     # -- external hooks (rollout policy, descent callback)
     cdef policy_fn rollout_fn
@@ -70,6 +71,7 @@ cdef class NodePool:
     cdef float* NM                # memory evaluations N_M (M-MCTS; NULL unless the memory is on)
     cdef float* VM                # memory value V_M, for the player who made `move`
     cdef float* VB                # the value head's P(black wins) at the node; -1 if none
+    cdef float *VN, *VW           # rave.value_backup (else NULL): the subtree's value evaluations and their sum (mover's)
     cdef int16_t* SB              # the score head's lead at the node, black's view, in 1/32 point; NO_LEAD if none
     cdef uint8_t* flags           # IN_LRU | EXPANDED | NET_DONE | NET_PEND
     # -- mutable tree state
@@ -121,7 +123,7 @@ cdef class NodePool:
     cdef int alloc_lock           # spin lock of _alloc_many
     # -- node store (see pool.pyx)
     cdef void* _node_array(self, size_t elem)
-    cpdef want_arrays(self, bint amaf, bint memory)
+    cpdef want_arrays(self, bint amaf, bint memory, bint value_backup=*)
     cdef float* _zeroed_array(self, str what) except NULL
     cdef void _reset_pool(self) noexcept nogil
     cdef int _alloc_raw(self) noexcept nogil
@@ -194,16 +196,14 @@ cdef inline const uint8_t* deep_mask(NodePool t, int node, int col) noexcept nog
 
 
 cdef inline double memory_blend(NodePool t, int c, double q, double n) noexcept nogil:
-    """M-MCTS: (1 - lambda_s) V + lambda_s V_M when the memory is on.  The
-    paper gives no formula for lambda_s, only that it is "a decay parameter
-    to guarantee no bias asymptotically".  "capped" (the default):
-    lambda_s = min(N_M, c) / (min(N_M, c) + N), the memory's estimate worth
-    at most c of the node's own visits, as the Gelly-Silver prior is worth
-    N0: lambda_s <= c / (c + N), which goes to 0 as the node's own visits
-    grow.  "share": lambda_s = N_M / (N_M + N + c), the memory's share of
-    all counts; N_M of an inner node sums the decayed N_M of every node
-    added below it (equation 9), so it grows with the subtree and lambda_s
-    stays near 1/2 or above at any budget: it does not decay."""
+    """M-MCTS: (1 - lambda_s) V + lambda_s V_M when the memory is on.  The paper gives no
+    formula for lambda_s, only that it is "a decay parameter to guarantee no bias
+    asymptotically".  "capped" (the default): lambda_s = min(N_M, c) / (min(N_M, c) + N), the
+    memory's estimate worth at most c of the node's own visits, as the Gelly-Silver prior is
+    worth N0: lambda_s <= c / (c + N), which goes to 0 as the node's own visits grow.
+    "share": lambda_s = N_M / (N_M + N + c), the memory's share of all counts; N_M of an inner
+    node sums the decayed N_M of every node added below it (equation 9), so it grows with the
+    subtree and lambda_s stays near 1/2 or above at any budget: it does not decay."""
     cdef double nm, lam
     if not (t.use_memory and t.NM[c] > 0):
         return q

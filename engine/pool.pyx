@@ -15,12 +15,12 @@ Bytes per node: 53 (move 2, n_untried 2, parent/first_child/next_sibling 12,
 lru_prev/lru_next 8, prior_slot 4, N/W 8, N0/W0 8, P 2, VB 4, SB 2, flags
 1), ``BASE_BYTES_PER_NODE``, within the paper's 48 to 56 (56 with the queue
 Theta's pointers); a tree that reads AMAF statistics (the rave tree, the uct
-tree with ``uct.rave``) adds aN/aW (8), one with the M-MCTS memory NM/VM (8):
-those arrays are allocated only when a tree needs them
+tree with ``uct.rave``) adds aN/aW (8), the M-MCTS memory NM/VM (8), the rave
+tree's ``rave.value_backup`` VN/VW (8): those arrays are allocated only when a tree needs them
 (:meth:`NodePool.want_arrays`), so the uct tree of the papers' searches
 takes 53 bytes a node, the shipped rave tree 61.  ``bytes_per_node`` is the
 sum the pool's own per-node allocations count (``_node_array``), so it
-cannot drift from them; ``BYTES_PER_NODE`` is the most a node takes (69,
+cannot drift from them; ``BYTES_PER_NODE`` is the most a node takes (77,
 every array: what a memory budget in MiB is divided by).
 
 Tree layout.  Left-child right-sibling, one node per move (the paper's
@@ -48,7 +48,6 @@ cnp.import_array()
 
 FULL_POLICIES = {"stop": FULL_STOP, "stunt": FULL_STUNT, "ensemble": FULL_ENSEMBLE,
                  "flatten": FULL_FLATTEN, "recycle": FULL_RECYCLE, "fuego_gc": FULL_FUEGO_GC}
-
 
 
 cdef object _VIEW = None
@@ -113,7 +112,7 @@ cdef class NodePool:
         self.N0 = <float*>self._node_array(sizeof(float))
         self.W0 = <float*>self._node_array(sizeof(float))
         self.P = <uint16_t*>self._node_array(sizeof(uint16_t))
-        self.aN = self.aW = self.NM = self.VM = NULL      # want_arrays: only for the trees that read them
+        self.aN = self.aW = self.NM = self.VM = self.VN = self.VW = NULL   # want_arrays: only for the trees that read them
         self.VB = <float*>self._node_array(sizeof(float))
         self.SB = <int16_t*>self._node_array(sizeof(int16_t))
         self.flags = <uint8_t*>self._node_array(sizeof(uint8_t))
@@ -150,9 +149,8 @@ cdef class NodePool:
         self.req_boards = <board_t*>malloc(self.req_cap * sizeof(board_t))
         self.req_seq = <int32_t*>calloc(self.req_cap, sizeof(int32_t))
         if (not self.N0 or not self.W0 or not self.req_seq or not self.req_node or not self.req_move
-                or not self.req_parent or not self.req_boards):
-            raise MemoryError(f"cannot allocate a pool of {capacity} nodes")
-        if (not self.move or not self.n_untried or not self.parent or not self.first_child
+                or not self.req_parent or not self.req_boards
+                or not self.move or not self.n_untried or not self.parent or not self.first_child
                 or not self.next_sibling or not self.lru_prev or not self.lru_next
                 or not self.prior_slot or not self.N or not self.W or not self.P
                 or not self.VB or not self.flags or not self.priors
@@ -171,18 +169,21 @@ cdef class NodePool:
         self.node_bytes += <int>elem
         return malloc(<size_t>self.capacity * elem)
 
-    cpdef want_arrays(self, bint amaf, bint memory):
+    cpdef want_arrays(self, bint amaf, bint memory, bint value_backup=False):
         """Allocate the optional per-node arrays a tree needs, zeroed: the
-        AMAF statistics (aN/aW) where it reads them, the memory's (NM/VM)
-        where the M-MCTS memory is on; each counted in ``bytes_per_node``
-        once it exists.  Never freed before the pool (a tree switched back
-        keeps them).  Between searches only."""
+        AMAF statistics (aN/aW) where it reads them, the memory's (NM/VM) where
+        it is on, the subtree's value evaluations (VN/VW) with rave.value_backup;
+        each counted in ``bytes_per_node`` once it exists.  Never freed before
+        the pool (a tree switched back keeps them).  Between searches only."""
         if amaf and self.aN == NULL:
             self.aN = self._zeroed_array("AMAF")
             self.aW = self._zeroed_array("AMAF")
         if memory and self.NM == NULL:
             self.NM = self._zeroed_array("memory")
             self.VM = self._zeroed_array("memory")
+        if value_backup and self.VN == NULL:
+            self.VN = self._zeroed_array("value")
+            self.VW = self._zeroed_array("value")
 
     cdef float* _zeroed_array(self, str what) except NULL:
         """One zeroed per-node float array, counted in ``bytes_per_node``."""
@@ -203,7 +204,7 @@ cdef class NodePool:
         free(self.VM); free(self.VB); free(self.flags); free(self.priors); free(self.root_board)
         free(self.pend_path); free(self.pend_len); free(self.pend_moves); free(self.pend_nmoves)
         free(self.pend_boards); free(self.ens_visits); free(self.ens_wins); free(self.root_forbid)
-        free(self.deep_forbid)
+        free(self.deep_forbid); free(self.VN); free(self.VW)
         free(self.N0); free(self.W0); free(self.req_node); free(self.req_move); free(self.req_parent)
         free(self.req_boards); free(self.req_seq); free(self.score_n); free(self.score_sum); free(self.score_sq)
         free(self.SB); free(self.lead_n); free(self.lead_sum); free(self.lead_sq)
@@ -252,11 +253,11 @@ cdef class NodePool:
         self.W0[n] = 0
         self.P[n] = 0
         if self.aN != NULL:
-            self.aN[n] = 0
-            self.aW[n] = 0
+            self.aN[n] = self.aW[n] = 0
         if self.NM != NULL:
-            self.NM[n] = 0
-            self.VM[n] = 0
+            self.NM[n] = self.VM[n] = 0
+        if self.VN != NULL:
+            self.VN[n] = self.VW[n] = 0
         self.VB[n] = -1
         self.SB[n] = NO_LEAD
         self.flags[n] = 0
@@ -610,7 +611,6 @@ cdef class NodePool:
         memcpy(&self.priors[<size_t>self.prior_slot[node] * (self.nn + 1)], pr.data, (self.nn + 1) * sizeof(float))
         return True
 
-
     def net_value(self, int node):
         """The value head's P(black wins) kept at node, or None."""
         return None if self.VB[node] < 0 else float(self.VB[node])
@@ -695,6 +695,6 @@ cdef class NodePool:
 
 BASE_BYTES_PER_NODE = NodePool(2, 2).bytes_per_node
 _every = NodePool(2, 2)
-_every.want_arrays(True, True)
+_every.want_arrays(True, True, True)
 BYTES_PER_NODE = _every.bytes_per_node
 del _every

@@ -25,6 +25,7 @@ def node(NodePool self, int n):
     return {"move": self.move[n], "N": self.N[n], "W": self.W[n], "N0": self.N0[n], "W0": self.W0[n],
             "P": p_value(self.P[n]), "aN": self.aN[n] if self.aN else 0.0, "aW": self.aW[n] if self.aW else 0.0,
             "NM": self.NM[n] if self.NM else 0.0, "VM": self.VM[n] if self.VM else 0.0,
+            "VN": self.VN[n] if self.VN else 0.0, "VW": self.VW[n] if self.VW else 0.0,
             "parent": self.parent[n]}
 
 def children(NodePool self, int n=-1):

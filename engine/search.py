@@ -121,6 +121,7 @@ class Search:
         self.komi = 7.5
         self._stop = threading.Event()
         self.last_result = None
+        self.value_mix = 0.0    # rave.value_backup's lambda at this root (_per_move), else 0
         self._seed = cfg.search.seed or (int(time.time() * 1e6) & 0x7FFFFFFF)
         self.ask = NetAsk()      # the net and the memory as this search asks them (engine/netask.py)
         self.threads = search_threads(cfg)
@@ -261,8 +262,11 @@ class Search:
         phase (``search.value_lambda``).  (The rave tree's net prior weight
         fades with the root's move number in its kernel: rave.net_fade.)"""
         lam = self.cfg.search.value_lambda
+        self.value_mix = 0.0
         if getattr(self.evaluator, "has_value", False):       # 0 included: a setting may turn it off live
-            self.tree.configure(value_lambda=lam[board_phase(board)] if len(lam) == 3 else lam[0])
+            lam = lam[board_phase(board)] if len(lam) == 3 else lam[0]
+            self.tree.configure(value_lambda=lam)
+            self.value_mix = self.policy.value_mix(self.cfg, lam)   # as the selection mixes them
 
     def _root_set(self):
         """After a new root: forbid its positional-superko moves (the tree
@@ -448,7 +452,9 @@ class Search:
     def analysis(self, max_children=None):
         """Root children sorted by real visits (then by their prior value):
         move, visits and winrate (real simulations only, for the side to
-        move at the root), prior (the net's P, else the prior knowledge's
+        move at the root; with rave.value_backup, (1 - lambda) that +
+        lambda the mean value of the child's evaluated subtree, as the
+        selection reads it), prior (the net's P, else the prior knowledge's
         value), lcb, pv."""
         if self.tree is None:
             return []
@@ -461,6 +467,10 @@ class Search:
             n0, w0 = pri[move][0], pri[move][1]
             pv0 = w0 / n0 if n0 > 0 else 0.5
             wr = W / N if N > 0 else pv0
+            if self.value_mix > 0:
+                st = self.tree.node(node)
+                if st["VN"] > 0:
+                    wr = (1.0 - self.value_mix) * wr + self.value_mix * st["VW"] / st["VN"]
             line = [self.tree.node(x) for x in self.tree.pv_nodes(node, 15)]
             out.append({"move": move, "visits": N, "winrate": wr, "prior": P if P > 0 else 0.0,
                         "pv": [move] + [d["move"] for d in line],

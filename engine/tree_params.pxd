@@ -21,6 +21,7 @@ ctypedef struct rave_params_t:     # engine/tree_rave.pyx; [rave]
     double score_utility          # weight of the score head's lead in the root's selection; 0 = off
     double score_scale            # points of lead at which that term is half its weight
     bint score_backup             # that term reads the leads backed up by root move (else the head's at the child)
+    bint value_backup             # the value head's evaluations kept apart, each node's mean over its subtree's (AlphaGo)
 
 ctypedef struct uct_params_t:      # engine/tree_uct.pyx; [uct]
     bint puct                     # uct.policy: PUCT (else UCB1)

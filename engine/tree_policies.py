@@ -102,6 +102,12 @@ class TreePolicy:
         """The kernel's parameters from its table (a dict: Tree.set_params)."""
         return dataclasses.asdict(getattr(cfg, self.table))
 
+    def value_mix(self, cfg, lam):
+        """The weight of the subtree's value evaluations in a child's
+        reported win rate (as in its selection), at the value weight
+        ``lam`` of this root; 0: the win rates are the simulations' own."""
+        return 0.0
+
     def new_root(self, view):
         pass
 
@@ -123,6 +129,9 @@ class RavePolicy(TreePolicy):
     name, table, kernel, threaded, lcb = "rave", "rave", "rave", True, True
     expands_all = reads_value = True
 
+    def value_mix(self, cfg, lam):
+        return lam if cfg.rave.value_backup else 0.0     # AlphaGo's mixing (tree_rave.pyx rave_value)
+
     def start(self, view):
         tree, ask, cfg = view.tree, view.ask, view.cfg
         net = ask.net
@@ -134,7 +143,8 @@ class RavePolicy(TreePolicy):
             pol = ask.root_policy()          # net.root_symmetries: a reused root's too
             if pol is not None:
                 tree.replace_net_priors(root, pol)
-        if max(cfg.search.value_visits) > 0 and ask.value_used():   # a net with a value head
+        if (max(cfg.search.value_visits) > 0 or (cfg.rave.value_backup and max(cfg.search.value_lambda) > 0)) \
+                and ask.value_used():   # a net with a value head
             ask.value_root_children()
         tree.set_net_budget(cfg.prior.dcnn_nodes - ask.nets_asked if net is not None else 0)
 

@@ -83,7 +83,9 @@ cdef double rave_value(NodePool t, int c) noexcept nogil:
     sqrt(p), in N0 and W0 once: rave_add_net_priors) grow as sqrt(N_parent / net_grow) once the
     parent has more than net_grow visits, so the prior's pull on a child
     with n visits stays ~ sqrt(p N_parent) / n, PUCT's shape, whatever the
-    budget."""
+    budget.  With rave.value_backup, (1 - lambda) that + lambda the mean
+    value of the evaluated nodes of the child's subtree (AlphaGo's mixing;
+    walk.pyx _add_value keeps VN/VW) where it has any."""
     cdef double n = t.N[c] + t.N0[c], w = t.W[c] + t.W0[c], q, beta, an = t.aN[c], g, np
     cdef int par
     if t.rp.net_grow > 0 and t.P[c] > 0 and t.move[c] != t.nn:
@@ -102,7 +104,14 @@ cdef double rave_value(NodePool t, int c) noexcept nogil:
     elif n > 0:
         q = w / n
     else:
-        return t.rp.fpu
+        q = t.rp.fpu
+        if t.value_apart and t.VN[c] > 0:
+            q = (1.0 - t.value_lambda) * q + t.value_lambda * t.VW[c] / t.VN[c]
+        return q
+    if t.value_apart and t.VN[c] > 0:
+        # AlphaGo's mixing: (1 - lambda) the rollouts' (and RAVE's) value +
+        # lambda the mean value of the evaluated nodes of the child's subtree
+        q = (1.0 - t.value_lambda) * q + t.value_lambda * t.VW[c] / t.VN[c]
     return memory_blend(t, c, q, n)
 
 

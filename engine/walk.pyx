@@ -130,7 +130,8 @@ cdef class Tree(NodePool):
 
     def _want_arrays(self):
         """The optional per-node arrays this tree now reads (NodePool.want_arrays)."""
-        self.want_arrays(self.pol.always_amaf or self.up.rave, self.use_memory)
+        self.value_apart = self.rp.value_backup and self.pol.name.decode() == "rave"
+        self.want_arrays(self.pol.always_amaf or self.up.rave, self.use_memory, self.value_apart)
 
 
     def set_params(self, str kernel, params):
@@ -217,7 +218,7 @@ cdef class Tree(NodePool):
                     self._add_lead(moves[0], self.SB[path[i]] / 32.0, mt)
                     self._add_lead(self.nn + 1, self.SB[path[i]] / 32.0, mt)
                     break
-        if self.value_lambda > 0:
+        if self.value_lambda > 0 and not self.value_apart:
             # AlphaGo's leaf evaluation, (1 - lambda) z + lambda v, with v the
             # value head at the deepest node of the path that the net has
             # evaluated (the net sees nodes that reached rave.net_visits, not
@@ -530,20 +531,31 @@ cdef class Tree(NodePool):
         search.value_lambda) and give the node ``visits`` prior visits at that
         value for the player who moved into it (search.value_visits).  Once a
         node: a node whose value is known (the root's batch, then the net's
-        call at the node) is not counted twice."""
-        cdef int depth = 0, x = node
+        call at the node) is not counted twice.  With rave.value_backup
+        (``value_apart``) the value also enters the value evaluations of
+        the node and of each of its ancestors below the root, once (VN, VW:
+        AlphaGo's W_v / N_v, the mean value of the evaluated nodes of a
+        subtree), for the player who moved into each."""
+        cdef int depth = 0, x = node, mover
         if self.VB[node] >= 0:
             return False
         self.VB[node] = <float>black_value
-        if visits > 0 and node != self.root:
+        if (visits > 0 or self.value_apart) and node != self.root:
             while x != self.root and x >= 0:
                 x = self.parent[x]
                 depth += 1
             if x == self.root:      # the mover: the root's side at odd depths
-                self.N0[node] += visits
-                self.W0[node] += visits * reward_for(
-                    self.root_board.to_move if depth % 2 == 1 else 3 - self.root_board.to_move,
-                    black_value)
+                mover = self.root_board.to_move if depth % 2 == 1 else 3 - self.root_board.to_move
+                if visits > 0:
+                    self.N0[node] += visits
+                    self.W0[node] += visits * reward_for(mover, black_value)
+                if self.value_apart:
+                    x = node
+                    while x != self.root:
+                        atomic_add_f(&self.VN[x], 1.0)
+                        atomic_add_f(&self.VW[x], <float>reward_for(mover, black_value))
+                        mover = 3 - mover
+                        x = self.parent[x]
         return True
 
     def add_value(self, int node, double black_value, double visits, double black_lead=NAN):

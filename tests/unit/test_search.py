@@ -26,7 +26,7 @@ def test_bytes_per_node_counts_every_per_node_array():
     more nodes reports the same."""
     from engine.pool import BASE_BYTES_PER_NODE, NodePool
     assert BASE_BYTES_PER_NODE == 2 + 2 + 4 * 3 + 4 * 2 + 4 + 4 * 2 + 4 * 2 + 2 + 4 + 2 + 1 == 53 <= 56
-    assert BYTES_PER_NODE == BASE_BYTES_PER_NODE + 8 + 8 == 69
+    assert BYTES_PER_NODE == BASE_BYTES_PER_NODE + 8 + 8 + 8 == 77
     assert NodePool(9, 1000).bytes_per_node == BASE_BYTES_PER_NODE
 
     def node_bytes(*sets):

@@ -550,6 +550,46 @@ def test_value_head_mixes_into_the_results():
         cfg("search.value_lambda=1.5")
 
 
+def test_value_backup_keeps_the_subtrees_values_apart_from_the_results():
+    """rave.value_backup (AlphaGo's mixing): a simulation's result is its
+    rollout's alone; each node the net evaluated enters its own and every
+    ancestor's value evaluations once (VN, VW for the player who moved into
+    each), and every child of the root gets its value before the search:
+    E5, the net's favourite and a sure win for black by its value, reads
+    that in its evaluations while its own mean stays the rollouts'."""
+    e5 = pt("E5")
+    s = Search(cfg("search.playouts=600", "search.early_stop=false", "rave.net_visits=4",
+                   "prior.dcnn_nodes=500", "search.value_lambda=1.0", "rave.value_backup=true"),
+               evaluator=_ValueNet(e5))
+    s.set_position(Board(9), 7.0)
+    s.run()
+    t = s.tree
+    kids = {c[0]: c[6] for c in t.children()}
+    assert all(t.node(k)["VN"] >= 1 for k in kids.values())     # the root's batch
+    kid = t.node(kids[e5])
+    # every evaluated node below E5 has black on E5: a sure win for black, who moved into E5
+    assert kid["VN"] > 5 and kid["VW"] == kid["VN"]
+    # the subtree adds up: a node's evaluations are its own and its children's
+    below = sum(t.node(c[6])["VN"] for c in t.children(kids[e5]))
+    assert kid["VN"] == 1 + below
+    # the results are the rollouts': E5's own mean is far from the value's 1
+    assert kid["N"] > 100 and kid["W"] / kid["N"] < 0.8
+    # and the selection reads the mix: at lambda 1 the evaluations' mean alone
+    assert t.value(kids[e5]) == pytest.approx(1.0)
+    other = [k for m, k in kids.items() if m != e5][0]
+    o = t.node(other)
+    assert t.value(other) == pytest.approx(o["VW"] / o["VN"], abs=1e-6)
+    # the win rates reported (and read for resigning) are the same mix
+    assert {d["move"]: d["winrate"] for d in s.analysis()}[e5] == pytest.approx(1.0)
+    # without it (the default) the pool keeps no such arrays
+    s0 = Search(cfg("search.playouts=100", "rave.net_visits=4", "prior.dcnn_nodes=500",
+                    "search.value_lambda=1.0"), evaluator=_ValueNet(e5))
+    s0.set_position(Board(9), 7.0)
+    s0.run()
+    assert all(s0.tree.node(c[6])["VN"] == 0 for c in s0.tree.children())
+    assert s0.tree.stats()["bytes_per_node"] == t.stats()["bytes_per_node"] - 8
+
+
 def test_value_lambda_by_the_roots_phase():
     """Three numbers: the weight of the root's phase (opening, middle game,
     endgame).  [1, 0, 0] on an empty board (the opening) acts as 1; on a
