@@ -83,9 +83,10 @@ cdef double rave_value(NodePool t, int c) noexcept nogil:
     sqrt(p), in N0 and W0 once: rave_add_net_priors) grow as sqrt(N_parent / net_grow) once the
     parent has more than net_grow visits, so the prior's pull on a child
     with n visits stays ~ sqrt(p N_parent) / n, PUCT's shape, whatever the
-    budget.  With rave.value_backup, (1 - lambda) that + lambda the mean
-    value of the evaluated nodes of the child's subtree (AlphaGo's mixing;
-    walk.pyx _add_value keeps VN/VW) where it has any."""
+    budget.  With rave.value_backup each real visit counts as (1 - lambda)
+    its rollout + lambda the mean value of the evaluated nodes of the
+    child's subtree (AlphaGo's mixing; walk.pyx _add_value keeps VN/VW),
+    the prior's visits as they are."""
     cdef double n = t.N[c] + t.N0[c], w = t.W[c] + t.W0[c], q, beta, an = t.aN[c], g, np
     cdef int par
     if t.rp.net_grow > 0 and t.P[c] > 0 and t.move[c] != t.nn:
@@ -95,6 +96,8 @@ cdef double rave_value(NodePool t, int c) noexcept nogil:
             g = (sqrt(np / t.rp.net_grow) - 1.0) * rave_net_weight(t) * sqrt(p_value(t.P[c]))
             n += g
             w += g
+    if t.value_apart and t.VN[c] > 0:
+        w += t.value_lambda * (t.N[c] * t.VW[c] / t.VN[c] - t.W[c])
     if t.rp.rave and an > 0:
         if n > 0:
             beta = an / (an + n + n * an / t.rp.rave_equiv)
@@ -104,14 +107,7 @@ cdef double rave_value(NodePool t, int c) noexcept nogil:
     elif n > 0:
         q = w / n
     else:
-        q = t.rp.fpu
-        if t.value_apart and t.VN[c] > 0:
-            q = (1.0 - t.value_lambda) * q + t.value_lambda * t.VW[c] / t.VN[c]
-        return q
-    if t.value_apart and t.VN[c] > 0:
-        # AlphaGo's mixing: (1 - lambda) the rollouts' (and RAVE's) value +
-        # lambda the mean value of the evaluated nodes of the child's subtree
-        q = (1.0 - t.value_lambda) * q + t.value_lambda * t.VW[c] / t.VN[c]
+        return t.rp.fpu
     return memory_blend(t, c, q, n)
 
 

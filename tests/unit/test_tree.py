@@ -556,7 +556,9 @@ def test_value_backup_keeps_the_subtrees_values_apart_from_the_results():
     ancestor's value evaluations once (VN, VW for the player who moved into
     each), and every child of the root gets its value before the search:
     E5, the net's favourite and a sure win for black by its value, reads
-    that in its evaluations while its own mean stays the rollouts'."""
+    that in its evaluations while its own mean stays the rollouts'; the
+    selection counts each real visit as (1 - lambda) its rollout + lambda
+    the evaluations' mean."""
     e5 = pt("E5")
     s = Search(cfg("search.playouts=600", "search.early_stop=false", "rave.net_visits=4",
                    "prior.dcnn_nodes=500", "search.value_lambda=1.0", "rave.value_backup=true"),
@@ -574,13 +576,20 @@ def test_value_backup_keeps_the_subtrees_values_apart_from_the_results():
     assert kid["VN"] == 1 + below
     # the results are the rollouts': E5's own mean is far from the value's 1
     assert kid["N"] > 100 and kid["W"] / kid["N"] < 0.8
-    # and the selection reads the mix: at lambda 1 the evaluations' mean alone
-    assert t.value(kids[e5]) == pytest.approx(1.0)
-    other = [k for m, k in kids.items() if m != e5][0]
-    o = t.node(other)
-    assert t.value(other) == pytest.approx(o["VW"] / o["VN"], abs=1e-6)
-    # the win rates reported (and read for resigning) are the same mix
+    # the win rates reported (and read for resigning) mix the same: at lambda 1 the evaluations' mean
     assert {d["move"]: d["winrate"] for d in s.analysis()}[e5] == pytest.approx(1.0)
+    # and the selection reads each real visit as (1 - lambda) its rollout + lambda that mean, the
+    # prior's visits as they are: with RAVE off, (W0 + (1 - lam) W + lam N VW / VN) / (N0 + N)
+    for lam in (1.0, 0.5):
+        s = Search(cfg("search.playouts=300", "search.early_stop=false", "rave.net_visits=4", "rave.rave=false",
+                       "prior.dcnn_nodes=500", f"search.value_lambda={lam}", "rave.value_backup=true"),
+                   evaluator=_ValueNet(e5))
+        s.set_position(Board(9), 7.0)
+        s.run()
+        for m, k in {c[0]: c[6] for c in s.tree.children()}.items():
+            d = s.tree.node(k)
+            want = (d["W0"] + (1 - lam) * d["W"] + lam * d["N"] * d["VW"] / d["VN"]) / (d["N0"] + d["N"])
+            assert s.tree.value(k) == pytest.approx(want, abs=1e-5), m
     # without it (the default) the pool keeps no such arrays
     s0 = Search(cfg("search.playouts=100", "rave.net_visits=4", "prior.dcnn_nodes=500",
                     "search.value_lambda=1.0"), evaluator=_ValueNet(e5))
