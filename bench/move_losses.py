@@ -101,25 +101,41 @@ def summary(rows, cuts=PHASES):
     return out
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def row_options(ap, visits):
+    """The options of a bench that grades match rows with a teacher:
+    --teacher, --visits, --row (FOLDER:NAME, repeated), --games, --phases."""
     ap.add_argument("--teacher", required=True, help="a KataGo analysis command (docs/TEACHER.md)")
-    ap.add_argument("--visits", type=int, default=50)
+    ap.add_argument("--visits", type=int, default=visits)
     ap.add_argument("--row", action="append", required=True, metavar="FOLDER:NAME")
     ap.add_argument("--games", type=int, default=0, help="the first N games of each row (0: all)")
     ap.add_argument("--phases", default="50,150", help="move numbers that end each phase (default 50,150)")
-    a = ap.parse_args(argv)
+
+
+def rows_of(ap, a):
+    """(phases, [(folder, name)]) of :func:`row_options`' parsed ``a``; a bad
+    one is ``ap.error``."""
     try:
         cuts = phases(a.phases)
     except ValueError as e:
         ap.error(str(e))
+    out = []
+    for spec in a.row:
+        folder, _, name = spec.rpartition(":")
+        if not folder or not os.path.isdir(folder):
+            ap.error(f"--row takes FOLDER:NAME with an existing folder, not {spec!r}")
+        out.append((folder, name))
+    return cuts, out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    row_options(ap, 50)
+    a = ap.parse_args(argv)
+    cuts, rows = rows_of(ap, a)
     teacher = Teacher(a.teacher, timeout=600.0)
     first = None
     try:
-        for spec in a.row:
-            folder, _, name = spec.rpartition(":")
-            if not folder or not os.path.isdir(folder):
-                ap.error(f"--row takes FOLDER:NAME with an existing folder, not {spec!r}")
+        for folder, name in rows:
             ours, theirs = [], []
             texts = games(folder, a.games)
             for k, text in enumerate(texts):

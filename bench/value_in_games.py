@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 
 from board_ext.board import Board  # noqa: E402
 from engine import coords  # noqa: E402
-from move_losses import games, phases  # noqa: E402
+from move_losses import games, row_options, rows_of  # noqa: E402
 from tools.label import Teacher, TeacherDied, game_query  # noqa: E402
 
 SHIPPED = {9: "nets/weights/9x9-res3.pt", 19: "nets/weights/19x19-res4.pt"}
@@ -81,18 +81,11 @@ def summary(rows, cuts):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--teacher", required=True, help="a KataGo analysis command (docs/TEACHER.md)")
-    ap.add_argument("--visits", type=int, default=100)
-    ap.add_argument("--row", action="append", required=True, metavar="FOLDER:NAME")
-    ap.add_argument("--games", type=int, default=0, help="the first N games of each row (0: all)")
+    row_options(ap, 100)
     ap.add_argument("--every", type=int, default=1, help="every N-th of the engine's moves")
     ap.add_argument("--weights", default="", help="the net (default: the shipped net of the board's size)")
-    ap.add_argument("--phases", default="50,150", help="move numbers that end each phase (default 50,150)")
     a = ap.parse_args(argv)
-    try:
-        cuts = phases(a.phases)
-    except ValueError as e:
-        ap.error(str(e))
+    cuts, specs = rows_of(ap, a)
     if a.every < 1:
         ap.error("--every takes a positive number")
     from nets.evaluator import Evaluator
@@ -100,10 +93,7 @@ def main(argv=None):
     teacher = Teacher(a.teacher, timeout=600.0)
     first = None
     try:
-        for spec in a.row:
-            folder, _, name = spec.rpartition(":")
-            if not folder or not os.path.isdir(folder):
-                ap.error(f"--row takes FOLDER:NAME with an existing folder, not {spec!r}")
+        for folder, name in specs:
             rows = []
             texts = games(folder, a.games)
             for k, text in enumerate(texts):
