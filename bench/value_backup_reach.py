@@ -43,10 +43,11 @@ def reach(size, playouts, moves, extra, seed=5):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--moves", default="E5,C4,G4", help="the opening before the search, GTP vertices")
     ap.add_argument("--size", type=int, default=9)
+    ap.add_argument("--more", default="rave.net_visits=4,prior.dcnn_nodes=all",
+                    help="the settings that put the net at more nodes, comma-separated")
     ap.add_argument("--playouts", type=int, default=2000)
-    ap.add_argument("--moves", default="E5,C4,G4")
-    ap.add_argument("--more", default="rave.net_visits=4,prior.dcnn_nodes=all")
     a = ap.parse_args(argv)
     moves = [m for m in a.moves.split(",") if m]
     out = {}
