@@ -143,7 +143,7 @@ class RavePolicy(TreePolicy):
             pol = ask.root_policy()          # net.root_symmetries: a reused root's too
             if pol is not None:
                 tree.replace_net_priors(root, pol)
-        if (max(cfg.search.value_visits) > 0 or (cfg.rave.value_backup and max(cfg.search.value_lambda) > 0)) \
+        if (max(cfg.search.value_visits) > 0 or self.value_mix(cfg, max(cfg.search.value_lambda)) > 0) \
                 and ask.value_used():   # a net with a value head
             ask.value_root_children()
         tree.set_net_budget(cfg.prior.dcnn_nodes - ask.nets_asked if net is not None else 0)
