@@ -1,25 +1,47 @@
-"""Build an opening book with the engine's own deep searches (as Fuego and
-Pachi build theirs): from the empty board, breadth first to ``--depth``
+"""Build an opening book, from the engine's own deep searches (as Fuego and
+Pachi build theirs) or from a teacher's (KataGo's JSON analysis engine, as
+KataGo's own 9x9 books are made).
+
+The engine's book: from the empty board, breadth first to ``--depth``
 plies, every position is searched with ``--playouts`` simulations, its
 candidates (at least ``--min-share`` of the visits, at most 6) are stored
 with their visits and win rates, and the ``--width`` most visited of them
-are followed.  Symmetric positions are searched once.  The book is written
-atomically after each position, so an interrupted run resumes where it
-stopped (the same command).
+are followed.
 
     python -m tools.book --size 9 --komi 7 --config configs/9x9.toml \\
         --playouts 40000 --depth 8 --width 2 --out books/9x9.json
+
+The teacher's book (``--teacher CMD --visits N``): the positions the book's
+player meets most often, best first.  A position's reach is, for each colour
+the book may play, the chance that a game gets there when that colour plays
+the book's move (the teacher's most visited) and the other colour plays by
+the teacher's policy; positions are analysed in the order of their larger
+reach until ``--positions`` are in the book, or the best left reaches less
+than ``--min-reach``, never past ``--depth`` plies.  Transpositions and
+symmetric positions share one entry and their reaches add up.
+
+    python -m tools.book --size 9 --komi 7 --teacher "$KB10" --visits 200 \\
+        --positions 400 --depth 16 --out records/games/book/9x9-b10.json
+
+Symmetric positions are analysed once.  The book (and, for a teacher's, the
+teacher's answers in ``<out>.tree.json``) is written atomically after each
+position, so an interrupted run resumes where it stopped (the same command).
 """
 from __future__ import annotations
 
 import argparse
+import heapq
+import json
 import os
 import sys
 import time
 
+import numpy as np
+
 from board_ext.board import Board
 from engine import config as configmod
-from engine.book import Book, BookError, canonical
+from engine import coords
+from engine.book import Book, BookError, canonical, symmetries
 from atomicio import atomic_write
 
 
@@ -73,6 +95,151 @@ def build(cfg, size, komi, playouts, depth, width, out, min_share=0.05, log=prin
     return book
 
 
+def _teacher_answer(obj, board):
+    """A teacher's answer -> (candidates [(flat move, visits, win rate of the
+    side to move)] most visited first, policy [(flat move, probability)]);
+    ValueError naming what is wrong."""
+    from tools.label import parse_answer
+    size = board.size
+    p, _share, _wr, _lead, _own = parse_answer(obj, size, board.to_move - 1, 1)
+    cands = []
+    for mi in obj.get("moveInfos") or []:
+        try:
+            m, v, w = coords.from_gtp(str(mi["move"]), size), int(mi["visits"]), float(mi["winrate"])
+        except (KeyError, ValueError, TypeError, coords.BadVertex):
+            raise ValueError(f"moveInfos entry {mi!r}") from None
+        if not 0.0 <= w <= 1.0:
+            raise ValueError(f"moveInfos win rate {w!r}")
+        cands.append((m, v, w if board.to_move == 1 else 1.0 - w))   # the teacher reports Black's
+    if not cands:
+        raise ValueError("no moveInfos")
+    cands.sort(key=lambda c: (-c[1], -c[2]))
+    policy = [(int(m), float(p[m])) for m in np.argsort(-p)[:16] if p[m] > 0]
+    return cands, policy
+
+
+def build_from_teacher(teacher_cmd, size, komi, rules, visits, positions, out, depth=16, min_reach=0.005,
+                       min_share=0.05, timeout=300.0, log=print):
+    """Analyse the opening tree with a teacher (KataGo's analysis engine)
+    into the book at ``out``, the positions of largest reach first (the
+    module's doc); returns the Book.  The teacher's answers are kept in
+    ``<out>.tree.json`` (canonical orientation), from which a rerun
+    resumes."""
+    from tools.label import Teacher, TeacherDied, teacher_problem
+    problem = teacher_problem(teacher_cmd)
+    if problem:
+        raise BookError(problem)
+    tree_path = out + ".tree.json"
+    tree = {}
+    if os.path.exists(tree_path):
+        try:
+            with open(tree_path, encoding="utf-8") as fh:
+                d = json.load(fh)
+            if (d["size"], float(d["komi"]), d["rules"]) != (size, float(komi), rules):
+                raise BookError(f"{tree_path} is for {d['size']}x{d['size']}, komi {d['komi']}, {d['rules']}; "
+                                f"use another --out")
+            tree = {k: ([(coords.from_gtp(m, size), int(v), float(w)) for m, v, w in e["cands"]],
+                        [(coords.from_gtp(m, size), float(q)) for m, q in e["policy"]])
+                    for k, e in d["positions"].items()}
+        except (OSError, ValueError, KeyError, TypeError, coords.BadVertex) as e:
+            raise BookError(f"{tree_path}: not a book's tree ({e})") from None
+    perms, nn = symmetries(size), size * size
+    inverse = [{q: p for p, q in enumerate(perm)} for perm in perms]
+
+    def save():
+        book = Book(size, komi, rules, visits)
+        rows = {}
+        for key, (cands, policy) in tree.items():
+            total = sum(v for _m, v, _w in cands) or 1
+            book.positions[key] = [c for c in cands if c[1] >= min_share * total][:6] or cands[:1]
+            rows[key] = {"cands": [[coords.to_gtp(m, size), v, round(w, 4)] for m, v, w in cands],
+                         "policy": [[coords.to_gtp(m, size), round(q, 5)] for m, q in policy]}
+        atomic_write(tree_path, json.dumps({"size": size, "komi": float(komi), "rules": rules, "visits": visits,
+                                            "positions": rows}, sort_keys=True) + "\n")
+        atomic_write(out, book.to_json())
+        return book
+
+    teacher = None
+    # reach[key] = [Black's, White's]: the chance of the position when that colour plays the book
+    reach, where, heap, seq, done, asked = {}, {}, [], 0, set(), 0
+    root = Board(size)
+    key0, _ = canonical(root)
+    reach[key0], where[key0] = [1.0, 1.0], (root, [])
+    heap.append((-1.0, 0, key0))
+    try:
+        while heap and len(done) < positions:
+            negp, _s, key = heapq.heappop(heap)
+            if key in done or -negp != max(reach[key]):
+                continue                                   # seen, or an entry of an older reach
+            if -negp < min_reach:
+                break
+            board, moves = where[key]
+            _, k = canonical(board)
+            if key in tree:
+                cands_c, policy_c = tree[key]
+                cands = [(inverse[k][m] if m < nn else nn, v, w) for m, v, w in cands_c]
+                policy = [(inverse[k][m] if m < nn else nn, q) for m, q in policy_c]
+            else:
+                if teacher is None:
+                    teacher = Teacher(teacher_cmd, timeout=timeout)
+                q = {"id": str(asked), "moves": [["BW"[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(moves)],
+                     "rules": rules, "komi": float(komi), "boardXSize": size, "boardYSize": size,
+                     "analyzeTurns": [len(moves)], "maxVisits": int(visits),
+                     "includePolicy": True, "includeOwnership": True}
+                asked += 1
+                t0 = time.perf_counter()
+                try:
+                    answers, errors = teacher.ask(q)
+                except TeacherDied as e:
+                    raise BookError(f"the teacher stopped: {e}") from None
+                for e in errors:
+                    log(f"book: {e}")
+                try:
+                    cands, policy = _teacher_answer(answers[len(moves)], board)
+                except (KeyError, ValueError) as e:
+                    log(f"book: position after {' '.join(coords.to_gtp(m, size) for m in moves) or 'none'} "
+                        f"skipped: {e}")
+                    done.add(key)
+                    continue
+                tree[key] = ([(perms[k][m] if m < nn else nn, v, round(w, 4)) for m, v, w in cands],
+                             [(perms[k][m] if m < nn else nn, q) for m, q in policy])
+                book = save()
+                log(f"ply {len(moves)}: reach {-negp:.3f}, best {coords.to_gtp(cands[0][0], size)} "
+                    f"({cands[0][2]:.3f}), {len(book)} positions ({time.perf_counter() - t0:.1f} s)")
+            done.add(key)
+            if len(moves) >= depth:
+                continue
+            best = cands[0][0]
+            mover = board.to_move - 1                      # 0 Black, 1 White
+            kids, tried = {}, set()
+            for m, q in policy + [(best, 0.0)]:
+                if m == nn or m in tried or not board.is_legal(m):
+                    continue
+                tried.add(m)
+                c = board.copy()
+                c.play(m)
+                ck, _ = canonical(c)
+                r = list(reach[key])
+                r[mover] *= 1.0 if m == best else 0.0      # the book's colour plays the book's move
+                r[1 - mover] *= q                           # the other colour plays by the policy
+                if ck not in kids:
+                    kids[ck] = (c, moves + [m], [0.0, 0.0])
+                kids[ck][2][0] += r[0]
+                kids[ck][2][1] += r[1]
+            for ck, (c, mv, r) in kids.items():
+                if ck in done or max(r) <= 0.0:
+                    continue                                   # both colours off the book's move: never met
+                old = reach.get(ck, [0.0, 0.0])
+                reach[ck] = [min(1.0, old[0] + r[0]), min(1.0, old[1] + r[1])]
+                where.setdefault(ck, (c, mv))
+                seq += 1
+                heapq.heappush(heap, (-max(reach[ck]), seq, ck))
+    finally:
+        if teacher is not None:
+            teacher.close()
+    return save()
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=9)
@@ -84,7 +251,29 @@ def main(argv=None):
     ap.add_argument("--width", type=int, default=2, help="candidates followed at each position")
     ap.add_argument("--min-share", type=float, default=0.05)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--teacher", default=None, metavar="CMD",
+                    help="build from this JSON analysis engine's answers (KataGo's; docs/TEACHER.md) instead")
+    ap.add_argument("--visits", type=int, default=200, help="the teacher's visits a position")
+    ap.add_argument("--positions", type=int, default=400, help="the teacher's book: positions to analyse")
+    ap.add_argument("--min-reach", type=float, default=0.005,
+                    help="the teacher's book: no position reached less often than this")
+    ap.add_argument("--rules", default="chinese", help="the teacher's book: the rules it is for")
     args = ap.parse_args(argv)
+    if args.teacher:
+        if not 2 <= args.size <= 19 or args.depth < 0 or args.visits < 1 or args.positions < 1:
+            ap.error("--size 2..19, --depth >= 0, --visits >= 1, --positions >= 1")
+        try:
+            book = build_from_teacher(args.teacher, args.size, args.komi, args.rules, args.visits, args.positions,
+                                      args.out, depth=args.depth, min_reach=args.min_reach,
+                                      min_share=args.min_share, log=lambda s: print(s, file=sys.stderr))
+        except BookError as e:
+            print(f"book: {e}", file=sys.stderr)
+            return 2
+        except KeyboardInterrupt:
+            print(f"book: interrupted; the book in {args.out} is kept (the same command resumes)", file=sys.stderr)
+            return 130
+        print(f"book: {len(book)} positions in {args.out}")
+        return 0
     try:
         cfg = configmod.load(args.config, args.set + ["search.seconds=0", "search.early_stop=false"])
     except configmod.ConfigError as e:

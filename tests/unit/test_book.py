@@ -123,3 +123,81 @@ def test_the_book_switched_on_needs_a_book_file():
         load(None, ["player.book=true"])
     assert load(None, []).player.book is False
 
+
+
+FAKE_TEACHER = r'''
+import json, sys
+count, mode = sys.argv[1], sys.argv[2]
+ORDER = ["C3", "B2", "D4", "B4", "D2", "C2", "B3", "C4", "D3"]   # the fake's taste, best first
+for line in sys.stdin:
+    q = json.loads(line)
+    n = q["boardXSize"]
+    with open(count, "a") as fh:
+        fh.write(" ".join(m for _c, m in q["moves"]) + "\n")
+    taken = {m for _c, m in q["moves"]}
+    free = [m for m in ORDER if m not in taken]
+    cols = "ABCDEFGHJ"[:n]
+    pol = [[0.0] * n for _ in range(n)]
+    rest = [c + str(r) for c in cols for r in range(1, n + 1) if c + str(r) not in taken and c + str(r) not in free[:2]]
+    for m in rest:
+        pol[n - int(m[1:])][cols.index(m[0])] = 0.1 / len(rest)
+    for m, p in zip(free[:2], (0.6, 0.3)):
+        pol[n - int(m[1:])][cols.index(m[0])] = p
+    t = q["analyzeTurns"][0]
+    black = t % 2 == 0
+    ans = {"id": q["id"], "turnNumber": t, "isDuringSearch": False,
+           "moveInfos": [{"move": free[0], "visits": 10, "winrate": 0.55 if black else 0.45},
+                         {"move": free[1], "visits": 5, "winrate": 0.5}],
+           "rootInfo": {"winrate": 0.5, "scoreLead": 0.0, "currentPlayer": "B" if black else "W"},
+           "policy": [p for row in pol for p in row] + [0.0], "ownership": [0.0] * (n * n)}
+    if mode == "bad" and q["moves"] == [["B", "C3"]]:
+        ans["policy"] = ans["policy"][:-2]                     # too short: this answer is skipped
+    print(json.dumps(ans), flush=True)
+'''
+
+
+def fake_teacher(tmp_path, mode="ok"):
+    script = tmp_path / "fake_teacher.py"
+    script.write_text(FAKE_TEACHER)
+    import sys
+    return f"{sys.executable} {script} {tmp_path / 'asked.txt'} {mode}", tmp_path / "asked.txt"
+
+
+def test_the_teachers_book_takes_the_positions_the_book_meets_most_first_and_resumes(tmp_path):
+    """Reach: the book's colour plays the teacher's most visited move, the
+    other by the teacher's policy.  From the empty 5x5 board: C3 (the book's
+    Black move, reach 1 for both colours), then White's book reply B2 after
+    it (reach 1 for the White book), then C3 B2 (0.6 each way, above B2
+    alone for White's book, 0.3)."""
+    cmd, asked = fake_teacher(tmp_path)
+    out = str(tmp_path / "5x5.json")
+    logs = []
+    bk = book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 3, out, log=logs.append)
+    assert set(bk.positions) == {canonical(board(5, *ms))[0] for ms in ((), ("C3",), ("C3", "B2"))}
+    got = bk.lookup(board(5, "C3"), 0.5)
+    assert [(coords.to_gtp(m, 5), v) for m, v, _w in got] == [("B2", 10), ("D4", 5)]
+    assert got[0][2] == pytest.approx(0.55)                          # White's own win rate (1 - Black's 0.45)
+    assert Book.load(out).positions == bk.positions and bk.playouts == 10
+    assert asked.read_text().splitlines() == ["", "C3", "C3 B2"]
+    # resumed with a larger budget: only the new positions are asked
+    bk = book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 6, out, log=logs.append)
+    lines = asked.read_text().splitlines()
+    assert len(bk) == 6 and len(lines) == 6 and lines[:3] == ["", "C3", "C3 B2"]
+    # a position where both colours left the book's move never enters it, at any budget: Black's
+    # second choice B2 (reach 0.3 for White's book), then White's second choice D4 there
+    bk = book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 200, out, depth=2, min_reach=0.0)
+    lines = asked.read_text().splitlines()
+    assert "B2" in lines and "B2 C3" in lines and "B2 D4" not in lines and len(lines) == len(bk) < 200
+    with pytest.raises(BookError, match="komi"):
+        book_tool.build_from_teacher(cmd, 5, 7.5, "chinese", 10, 6, out)
+
+
+def test_a_teachers_answer_that_does_not_parse_is_named_and_skipped(tmp_path):
+    cmd, _asked = fake_teacher(tmp_path, "bad")
+    out = str(tmp_path / "5x5.json")
+    logs = []
+    bk = book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 3, out, log=logs.append)
+    assert canonical(board(5, "C3"))[0] not in bk.positions and len(bk) >= 1
+    assert any("after C3 skipped" in s and "policy" in s for s in logs), logs
+    with pytest.raises(BookError, match="no such executable"):
+        book_tool.build_from_teacher("/no/katago analysis", 5, 0.5, "chinese", 10, 3, str(tmp_path / "x.json"))
