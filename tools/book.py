@@ -240,6 +240,59 @@ def build_from_teacher(teacher_cmd, size, komi, rules, visits, positions, out, d
     return save()
 
 
+def book_moves_expected(tree_path, temperature=1.0):
+    """From a teacher's book's tree (``<out>.tree.json``): for Black and for
+    White, the number of moves the book plays on average in a game against
+    an opponent who plays by the teacher's policy (its 16 likeliest moves, at
+    ``temperature``; the rest leave the book), the book's colour playing the
+    book's move.  Returns (Black's, White's)."""
+    with open(tree_path, encoding="utf-8") as fh:
+        d = json.load(fh)
+    size, nn = int(d["size"]), int(d["size"]) ** 2
+    perms = symmetries(size)
+    inverse = [{q: p for p, q in enumerate(perm)} for perm in perms]
+    tree = d["positions"]
+    out = []
+    for colour in (1, 2):
+        memo = {}
+
+        def moves_from(board):
+            key, k = canonical(board)
+            if key in memo:
+                return memo[key]
+            memo[key] = 0.0                            # a cycle (none in an opening) counts nothing
+            e = tree.get(key)
+            if e is None:
+                return 0.0
+            if board.to_move == colour:
+                m = coords.from_gtp(e["cands"][0][0], size)
+                m = inverse[k][m] if m < nn else nn
+                if m == nn or not board.is_legal(m):
+                    val = 0.0
+                else:
+                    c = board.copy()
+                    c.play(m)
+                    val = 1.0 + moves_from(c)
+            else:
+                pol = [(coords.from_gtp(mv, size), q ** (1.0 / temperature)) for mv, q in e["policy"]]
+                # at 1 the policy's own mass (what is past its 16 likeliest leaves the book); else
+                # p^(1/t) over those 16 (little is left outside them)
+                total = 1.0 if temperature == 1.0 else sum(q for _m, q in pol) + 1e-12
+                val = 0.0
+                for m, q in pol:
+                    m = inverse[k][m] if m < nn else nn
+                    if m == nn or not board.is_legal(m):
+                        continue
+                    c = board.copy()
+                    c.play(m)
+                    val += q / total * moves_from(c)
+            memo[key] = val
+            return val
+
+        out.append(moves_from(Board(size)))
+    return tuple(out)
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--size", type=int, default=9)
@@ -272,7 +325,9 @@ def main(argv=None):
         except KeyboardInterrupt:
             print(f"book: interrupted; the book in {args.out} is kept (the same command resumes)", file=sys.stderr)
             return 130
-        print(f"book: {len(book)} positions in {args.out}")
+        black, white = book_moves_expected(args.out + ".tree.json")
+        print(f"book: {len(book)} positions in {args.out}; against the teacher's policy it plays "
+              f"{black:.1f} of Black's moves and {white:.1f} of White's on average")
         return 0
     try:
         cfg = configmod.load(args.config, args.set + ["search.seconds=0", "search.early_stop=false"])

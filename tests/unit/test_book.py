@@ -179,6 +179,10 @@ def test_the_teachers_book_takes_the_positions_the_book_meets_most_first_and_res
     assert got[0][2] == pytest.approx(0.55)                          # White's own win rate (1 - Black's 0.45)
     assert Book.load(out).positions == bk.positions and bk.playouts == 10
     assert asked.read_text().splitlines() == ["", "C3", "C3 B2"]
+    # against the teacher's policy the book plays Black's C3, then its move after White's B2 or D4 (one
+    # position, 0.9 of White's policy, and a little more from B4 and D2), and White's B2 after Black's C3
+    black, white = book_tool.book_moves_expected(out + ".tree.json")
+    assert 1.9 <= black <= 1.91 and white == pytest.approx(0.6)
     # resumed with a larger budget: only the new positions are asked
     bk = book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 6, out, log=logs.append)
     lines = asked.read_text().splitlines()
