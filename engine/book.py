@@ -131,11 +131,14 @@ class Shelf:
     reason), and the move for a position."""
 
     def __init__(self):
-        self._books = {}                 # path -> Book or None
+        self._books = {}                 # path -> Book or None (unreadable)
         self._refused = set()            # (book komi, game komi, rules) already logged
+        self._other_size = set()         # (path, board size) already logged
 
     def get(self, path, size, must_exist=False):
-        """The book at ``path`` for a ``size`` board, or None."""
+        """The book at ``path`` for a ``size`` board, or None.  A file is read
+        once; a book for another size is passed over for that board only (the
+        engine starts on 19x19 before a controller's ``boardsize 9``)."""
         if path not in self._books:
             book = None
             if os.path.exists(path) or must_exist:
@@ -143,13 +146,15 @@ class Shelf:
                     book = Book.load(path)
                 except BookError as e:
                     log.warning("%s; playing without a book", e)
-                else:
-                    if book.size != size:
-                        log.warning("%s is a %dx%d book, the board is %dx%d; playing without it",
-                                    path, book.size, book.size, size, size)
-                        book = None
             self._books[path] = book
-        return self._books[path]
+        book = self._books[path]
+        if book is not None and book.size != size:
+            if (path, size) not in self._other_size:
+                self._other_size.add((path, size))
+                log.info("%s is a %dx%d book, the board is %dx%d; playing without it",
+                         path, book.size, book.size, size, size)
+            return None
+        return book
 
     def move(self, book, board, komi, rules, avoid=()):
         """The book's most visited legal move for ``board`` (not one to

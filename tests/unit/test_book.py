@@ -107,13 +107,32 @@ def test_a_bad_or_foreign_book_is_refused_with_the_reason_and_play_goes_on(tmp_p
     for path, words in ((bad, "not an opening book"), (other, "is a 13x13 book"),
                         (tmp_path / "missing.json", "not an opening book")):
         caplog.clear()
-        with caplog.at_level(logging.WARNING, logger="gomcts.player"):
+        with caplog.at_level(logging.INFO, logger="gomcts.player"):
             p = Player(load(None, ["gtp.boardsize=9", "gtp.komi=7", "prior.evaluator=none", "search.playouts=30",
                                    "search.seed=1", "player.book=true", f"player.book_file={path}"]))
             p.prepare()
             p.genmove(1)
         assert p.last["source"] == "search"
         assert any(words in r.getMessage() and str(path) in r.getMessage() for r in caplog.records), caplog.text
+
+
+def test_a_book_read_at_start_up_on_another_board_is_played_once_the_size_is_its(tmp_path):
+    """The engine starts on 19x19 and reads the book then; a controller's
+    boardsize 9 afterwards must find the 9x9 book (it was once cached as
+    missing for good)."""
+    bk = Book(9, 7.0)
+    bk.add(Board(9), [(coords.from_gtp("E5", 9), 100, 0.55)])
+    path = tmp_path / "9x9.json"
+    path.write_text(bk.to_json())
+    p = Player(load(None, ["gtp.komi=7", "prior.evaluator=none", "search.playouts=30", "search.seed=1",
+                           "player.book=true", f"player.book_file={path}"]))
+    assert p.size == 19
+    p.prepare()
+    p.genmove(1)
+    assert p.last["source"] == "search"
+    p.set_board_size(9)
+    p.set_komi(7)
+    assert coords.to_gtp(p.genmove(1), 9) == "E5" and p.last["source"] == "book"
 
 
 def test_the_book_switched_on_needs_a_book_file():
