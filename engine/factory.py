@@ -50,11 +50,12 @@ class NotReadHere(NoNet):
     board has no net, as a size without weights of its own below it."""
 
 
-def weights_file(path):
-    """``net.weights`` as a file: as given when it exists (absolute, or
-    relative to the working directory), else relative to the project (the
-    shipped configs name ``nets/weights/...``, and a GUI may start the engine
-    from any folder)."""
+def project_file(path):
+    """A file a config names (``net.weights``, ``player.book_file``): as
+    given when it exists (absolute, or relative to the working directory),
+    else relative to the project (the shipped configs name ``nets/weights/...``
+    and ``records/games/book/...``, and a GUI may start the engine from any
+    folder)."""
     if os.path.isabs(path) or os.path.exists(path):
         return path
     here = os.path.join(ROOT, path)
@@ -82,8 +83,8 @@ def load_evaluator(cfg, size):
         return ExpertEvaluator()
     from nets.evaluator import Evaluator, available_sizes, weights_path   # torch stays lazy here
     device = net_device(cfg)    # a GPU asked for and absent: a config error, not "no net"
-    src = weights_file(cfg.net.weights) if cfg.net.weights else size
-    path = weights_file(cfg.net.weights) if cfg.net.weights else weights_path(size)
+    src = project_file(cfg.net.weights) if cfg.net.weights else size
+    path = project_file(cfg.net.weights) if cfg.net.weights else weights_path(size)
     kw = dict(threads=cfg.net.threads, cache_size=cfg.net.cache_size, device=device, precision=cfg.net.precision,
               symmetry=cfg.net.symmetry)
     if not os.path.exists(path):
@@ -167,7 +168,7 @@ def check_weights(cfg, sizes=(9, 13, 19)):
         if not w or c.prior.evaluator != "net" or w in seen:
             continue
         seen.add(w)
-        path = weights_file(w)
+        path = project_file(w)
         if not os.path.isfile(path):
             what = "a directory, not a weights file" if os.path.isdir(path) else "no such file"
             raise configmod.ConfigError(f"net.weights: {w}: {what}" + ("" if cfg.net.weights == w else

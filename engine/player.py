@@ -36,7 +36,7 @@ from engine.timecontrol import TimeControl
 
 from engine.player_errors import (GameStateError, IllegalMoveError, NoNetError, OptionError,  # noqa: F401
                                   PlayerError, TimeSettingsError)
-from engine.factory import Nets, SearchSlot
+from engine.factory import Nets, SearchSlot, project_file
 from engine.player_options import PlayerOptions
 from engine.analyst import Analyst
 from engine.thinking import rows_callback
@@ -456,7 +456,7 @@ class Player(PlayerOptions):
         (no book named; engine.book.Shelf).  No book ships."""
         if not self.cfg.player.book_file:
             return None
-        return self._shelf.get(self.cfg.player.book_file, self.size, must_exist=True)
+        return self._shelf.get(project_file(self.cfg.player.book_file), self.size, must_exist=True)
 
     def _book_move(self, board, avoid=()):
         """The book's move for ``board``, or None (book off, handicap, no

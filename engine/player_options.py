@@ -9,7 +9,7 @@ import os
 
 from engine import config as configmod
 from engine import tree_policies
-from engine.factory import weights_file
+from engine.factory import project_file
 from engine.player_errors import OptionError
 
 log = logging.getLogger("gomcts.player")
@@ -72,7 +72,7 @@ class PlayerOptions:
             raise OptionError(why)
         if key == "gtp.name" and not new.gtp.name.strip():
             raise OptionError("gtp.name must not be empty")
-        if key == "net.weights" and new.net.weights and not os.path.isfile(weights_file(new.net.weights)):
+        if key == "net.weights" and new.net.weights and not os.path.isfile(project_file(new.net.weights)):
             raise OptionError(f"net.weights: no such file '{new.net.weights}'")
         if key == "net.device":
             from engine.factory import net_device

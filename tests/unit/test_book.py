@@ -224,3 +224,15 @@ def test_a_teachers_answer_that_does_not_parse_is_named_and_skipped(tmp_path):
     assert any("after C3 skipped" in s and "policy" in s for s in logs), logs
     with pytest.raises(BookError, match="no such executable"):
         book_tool.build_from_teacher("/no/katago analysis", 5, 0.5, "chinese", 10, 3, str(tmp_path / "x.json"))
+
+
+def test_a_book_named_relative_to_the_project_is_found_from_any_folder(tmp_path, monkeypatch):
+    """A GUI may start the engine in any folder: player.book_file, like
+    net.weights, is read relative to the project when the working directory
+    has no such file (engine.factory.project_file).  The teacher's 9x9 book
+    opens on E5."""
+    monkeypatch.chdir(tmp_path)
+    p = Player(load(None, ["gtp.boardsize=9", "gtp.komi=7", "prior.evaluator=none", "search.playouts=30",
+                           "search.seed=1", "player.book=true",
+                           "player.book_file=records/games/book/9x9-b10-100.json"]))
+    assert coords.to_gtp(p.genmove(1), 9) == "E5" and p.last["source"] == "book"
