@@ -201,7 +201,10 @@ def build_from_teacher(teacher_cmd, size, komi, rules, visits, positions, out, d
                         f"skipped: {e}")
                     done.add(key)
                     continue
-                tree[key] = ([(perms[k][m] if m < nn else nn, v, round(w, 4)) for m, v, w in cands],
+                # kept as the tree file keeps them, so that a resumed run takes the same positions
+                cands = [(m, v, round(w, 4)) for m, v, w in cands]
+                policy = [(m, round(q, 5)) for m, q in policy]
+                tree[key] = ([(perms[k][m] if m < nn else nn, v, w) for m, v, w in cands],
                              [(perms[k][m] if m < nn else nn, q) for m, q in policy])
                 book = save()
                 log(f"ply {len(moves)}: reach {-negp:.3f}, best {coords.to_gtp(cands[0][0], size)} "
@@ -312,41 +315,37 @@ def main(argv=None):
                     help="the teacher's book: no position reached less often than this")
     ap.add_argument("--rules", default="chinese", help="the teacher's book: the rules it is for")
     args = ap.parse_args(argv)
+    log = lambda s: print(s, file=sys.stderr)  # noqa: E731
     if args.teacher:
         if not 2 <= args.size <= 19 or args.depth < 0 or args.visits < 1 or args.positions < 1:
             ap.error("--size 2..19, --depth >= 0, --visits >= 1, --positions >= 1")
+        make = lambda: build_from_teacher(args.teacher, args.size, args.komi, args.rules, args.visits,  # noqa: E731
+                                          args.positions, args.out, depth=args.depth, min_reach=args.min_reach,
+                                          min_share=args.min_share, log=log)
+    else:
         try:
-            book = build_from_teacher(args.teacher, args.size, args.komi, args.rules, args.visits, args.positions,
-                                      args.out, depth=args.depth, min_reach=args.min_reach,
-                                      min_share=args.min_share, log=lambda s: print(s, file=sys.stderr))
-        except BookError as e:
-            print(f"book: {e}", file=sys.stderr)
-            return 2
-        except KeyboardInterrupt:
-            print(f"book: interrupted; the book in {args.out} is kept (the same command resumes)", file=sys.stderr)
-            return 130
-        black, white = book_moves_expected(args.out + ".tree.json")
-        print(f"book: {len(book)} positions in {args.out}; against the teacher's policy it plays "
-              f"{black:.1f} of Black's moves and {white:.1f} of White's on average")
-        return 0
+            cfg = configmod.load(args.config, args.set + ["search.seconds=0", "search.early_stop=false"])
+        except configmod.ConfigError as e:
+            ap.error(str(e))
+        if not 2 <= args.size <= 19 or args.depth < 0 or args.width < 1 or args.playouts < 1:
+            ap.error("--size 2..19, --depth >= 0, --width >= 1, --playouts >= 1")
+        make = lambda: build(cfg, args.size, args.komi, args.playouts, args.depth, args.width, args.out,  # noqa: E731
+                             args.min_share, log=log)
     try:
-        cfg = configmod.load(args.config, args.set + ["search.seconds=0", "search.early_stop=false"])
-    except configmod.ConfigError as e:
-        ap.error(str(e))
-    if not 2 <= args.size <= 19 or args.depth < 0 or args.width < 1 or args.playouts < 1:
-        ap.error("--size 2..19, --depth >= 0, --width >= 1, --playouts >= 1")
-    try:
-        book = build(cfg, args.size, args.komi, args.playouts, args.depth, args.width, args.out, args.min_share,
-                     log=lambda s: print(s, file=sys.stderr))
+        book = make()
     except BookError as e:
         print(f"book: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"book: interrupted; the book in {args.out} is kept (the same command resumes)", file=sys.stderr)
         return 130
-    print(f"book: {len(book)} positions in {args.out}")
+    if args.teacher:
+        black, white = book_moves_expected(args.out + ".tree.json")
+        print(f"book: {len(book)} positions in {args.out}; against the teacher's policy it plays "
+              f"{black:.1f} of Black's moves and {white:.1f} of White's on average")
+    else:
+        print(f"book: {len(book)} positions in {args.out}")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -236,3 +236,13 @@ def test_a_book_named_relative_to_the_project_is_found_from_any_folder(tmp_path,
                            "search.seed=1", "player.book=true",
                            "player.book_file=records/games/book/9x9-b10-100.json"]))
     assert coords.to_gtp(p.genmove(1), 9) == "E5" and p.last["source"] == "book"
+
+
+def test_a_resumed_teachers_book_takes_the_positions_an_unbroken_run_takes(tmp_path):
+    cmd, _asked = fake_teacher(tmp_path)
+    whole = book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 12, str(tmp_path / "whole.json"), depth=6,
+                                         log=lambda s: None)
+    part = str(tmp_path / "part.json")
+    book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 5, part, depth=6, log=lambda s: None)
+    resumed = book_tool.build_from_teacher(cmd, 5, 0.5, "chinese", 10, 12, part, depth=6, log=lambda s: None)
+    assert len(whole) == 12 and set(resumed.positions) == set(whole.positions)
