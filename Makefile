@@ -6,7 +6,7 @@ SIZECONFIG = $(if $(CONFIG),$(CONFIG),configs/$(SIZE)x$(SIZE).toml)
 GAMES   ?= 10
 SIZE    ?= 9
 
-.PHONY: node-deps venv deps build configs ringmaster test test-fast bench gtp selfplay match train regress gnugo annotate clean queues queues-stop
+.PHONY: node-deps venv deps build configs ringmaster test test-fast bench gtp selfplay match train regress gnugo annotate clean queues queues-stop strength-stop
 
 .venv/bin/python:
 	python3 -m venv .venv
@@ -97,6 +97,11 @@ queues: build
 # engine's code, so that no game starts on half a rebuild.
 queues-stop:
 	-pkill -TERM -f "[t]ools.paper_queue" || true   # [t]: not this recipe's own shell
+
+# The strength queue alone (it starts a gtp_main per game, so an engine change waits for it; the papers'
+# workers keep the code they loaded and play on).
+strength-stop:
+	-pkill -TERM -f "[t]ools.paper_queue --queue configs/strength/queue.txt" || true
 
 # The tactics suite (tests/data/tactics) at a small fixed budget.
 regress: build
