@@ -125,7 +125,7 @@ def build_from_teacher(teacher_cmd, size, komi, rules, visits, positions, out, d
     module's doc); returns the Book.  The teacher's answers are kept in
     ``<out>.tree.json`` (canonical orientation), from which a rerun
     resumes."""
-    from tools.label import Teacher, TeacherDied, teacher_problem
+    from tools.label import Teacher, TeacherDied, game_query, teacher_problem
     problem = teacher_problem(teacher_cmd)
     if problem:
         raise BookError(problem)
@@ -182,10 +182,7 @@ def build_from_teacher(teacher_cmd, size, komi, rules, visits, positions, out, d
             else:
                 if teacher is None:
                     teacher = Teacher(teacher_cmd, timeout=timeout)
-                q = {"id": str(asked), "moves": [["BW"[i % 2], coords.to_gtp(m, size)] for i, m in enumerate(moves)],
-                     "rules": rules, "komi": float(komi), "boardXSize": size, "boardYSize": size,
-                     "analyzeTurns": [len(moves)], "maxVisits": int(visits),
-                     "includePolicy": True, "includeOwnership": True}
+                q = dict(game_query(str(asked), moves, size, komi, [len(moves)], visits), rules=rules)
                 asked += 1
                 t0 = time.perf_counter()
                 try:
